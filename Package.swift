@@ -1,0 +1,22 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "StepKit",
+  platforms: [.iOS(.v15), .macOS(.v13), .watchOS(.v8)],
+  products: [
+    .library(name: "StepKitCore", targets: ["StepKitCore"])
+  ],
+  targets: [
+    // The counting engine: pure Swift, Foundation only, no I/O. COUNTING.md lives here.
+    .target(name: "StepKitCore"),
+    .testTarget(name: "StepKitCoreTests", dependencies: ["StepKitCore"]),
+  ]
+)
+
+// Swift 6 language mode and strict concurrency for every target, set in one place.
+for target in package.targets {
+  var settings = target.swiftSettings ?? []
+  settings.append(.swiftLanguageMode(.v6))
+  target.swiftSettings = settings
+}

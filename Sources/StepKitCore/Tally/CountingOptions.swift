@@ -1,0 +1,33 @@
+/// What to count and how: the policy, the ranking, the buckets and the range.
+public struct CountingOptions: Sendable, Hashable {
+  /// Which samples take part in the merge.
+  public var policy: CountingPolicy
+  /// How sources are ranked.
+  public var ranking: SourceRanking
+  /// The bucket length.
+  public var unit: BucketUnit
+  /// Where local days begin.
+  public var timeZone: TimeZoneRule
+  /// The first local day to report (inclusive); `nil`: the first bucket with data.
+  public var from: LocalDate?
+  /// The last local day to report (inclusive); `nil`: the last bucket with data.
+  public var to: LocalDate?
+  /// Whether to record, for each stored sample, what it counted for after the
+  /// merge (``Tally/countedValues``). Costs 8 bytes per sample.
+  public var recordsCountedValues: Bool
+
+  /// Creates options; every parameter has the default COUNTING.md names.
+  public init(
+    policy: CountingPolicy = .health, ranking: SourceRanking = .default,
+    unit: BucketUnit = .day, timeZone: TimeZoneRule = .recorded,
+    from: LocalDate? = nil, to: LocalDate? = nil, recordsCountedValues: Bool = false
+  ) {
+    self.policy = policy
+    self.ranking = ranking
+    self.unit = unit
+    self.timeZone = timeZone
+    self.from = from
+    self.to = to
+    self.recordsCountedValues = recordsCountedValues
+  }
+}
