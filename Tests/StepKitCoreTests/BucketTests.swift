@@ -131,3 +131,17 @@ struct BucketTests {
     #expect(LocalDate("2026-11-29")?.isoWeekday == 7)
   }
 }
+
+@Suite("Hour labels of empty hours")
+struct EmptyHourLabelTests {
+  @Test("Empty hours before the first sample take its recorded offset")
+  func emptyHoursBeforeFirstSample() throws {
+    let sample = Fixture.steps(
+      "2026-03-29 07:10", "2026-03-29 07:20", 5, source: "iPhone", device: Fixture.phone, offsetHours: 2)
+    let day = try #require(LocalDate("2026-03-29"))
+    let tally = SampleLog([sample]).tally(CountingOptions(unit: .hour, from: day, to: day))
+    #expect(tally.buckets.count == 24)
+    #expect(tally.buckets.first?.label(unit: .hour) == "2026-03-29T00:00+02:00")
+    #expect(tally.buckets.last?.label(unit: .hour) == "2026-03-29T23:00+02:00")
+  }
+}

@@ -174,7 +174,11 @@ extension SampleLog {
     let last = (range?.upperBound).flatMap { $0 == Int64.max ? nil : $0 } ?? touched?.upperBound
     if let first, let last, first <= last {
       buckets.reserveCapacity(Int(last - first + 1))
-      var carriedOffsetMs: Int64 = 0
+      // Empty hours take the offset of the nearest earlier hour with data, and
+      // those before the first one take the first one's.
+      var carriedOffsetMs: Int64 =
+        sums.ordinals.min().flatMap { sums.slotOfOrdinal[$0] }.flatMap { sums.slots[$0].offsetMs }
+        ?? 0
       for ordinal in first...last {
         let (day, hour) = geometry.firstDay(of: ordinal)
         var bucket = Tally.Bucket(firstDay: day, hour: hour)
