@@ -25,7 +25,7 @@ let package = Package(
 )
 
 // Swift 6 language mode and strict concurrency for every target, set in one place.
-for target in package.targets {
+for target in package.targets where target.type != .system {
   var settings = target.swiftSettings ?? []
   settings.append(.swiftLanguageMode(.v6))
   target.swiftSettings = settings
