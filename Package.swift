@@ -20,7 +20,7 @@ let package = Package(
     ),
     // Reads Apple Health exports (export.zip / export.xml) as a stream.
     .target(name: "HealthExport", dependencies: ["StepKitCore", "CZlib"]),
-    .testTarget(name: "HealthExportTests", dependencies: ["HealthExport"]),
+    .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CZlib"]),
   ]
 )
 

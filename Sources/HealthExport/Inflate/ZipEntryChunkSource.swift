@@ -11,7 +11,8 @@ import Foundation
 final class ZipEntryChunkSource: ByteChunkSource {
   let displayName: String
   let expectedByteCount: Int64?
-  private let pipeline: InflatePipeline
+  /// The ring shared with the inflating thread.
+  let pipeline: InflatePipeline
   private let expectedCRC: UInt32
   private var crc: UInt32 = 0
   private var current: (index: Int, count: Int, position: Int)?
