@@ -25,6 +25,17 @@ public enum HealthExportError: Error, Equatable, Sendable, LocalizedError {
   /// The archive holds no Health export XML; `entries` lists what it holds.
   case noHealthExportXML(path: String, entries: [String])
 
+  /// The XML is not well formed at `file:line:column`; `detail` says what was found.
+  case malformedXML(file: String, line: Int, column: Int, detail: String)
+  /// The XML ends at `file:line:column` before its elements are closed
+  /// (an interrupted export or copy).
+  case truncated(file: String, line: Int, column: Int)
+  /// One tag, comment or declaration starting at `file:line:column` is larger
+  /// than `limit` bytes, the most the reader holds in memory at once.
+  case tokenTooLarge(file: String, line: Int, column: Int, limit: Int)
+  /// The file is not an Apple Health export (no `<HealthData>` root element).
+  case notAHealthExport(file: String)
+
   /// A language the descriptions are available in.
   public enum Language: Sendable, Hashable {
     /// English.
@@ -73,6 +84,22 @@ public enum HealthExportError: Error, Equatable, Sendable, LocalizedError {
       return zh
         ? "\(entry) 的 CRC-32 校验和不符，文件已损坏。请重新从“健康”App 导出。"
         : "The CRC-32 checksum of \(entry) does not match its contents; the file is damaged. Export it again from the Health app."
+    case .malformedXML(let file, let line, let column, let detail):
+      return zh
+        ? "\(file):\(line):\(column)：XML 格式错误：\(detail)。"
+        : "\(file):\(line):\(column): malformed XML: \(detail)."
+    case .truncated(let file, let line, let column):
+      return zh
+        ? "\(file):\(line):\(column)：文件在元素闭合之前就结束了（导出或复制不完整）。请重新从“健康”App 导出。"
+        : "\(file):\(line):\(column): the file ends before its elements are closed (an incomplete export or copy). Export it again from the Health app."
+    case .tokenTooLarge(let file, let line, let column, let limit):
+      return zh
+        ? "\(file):\(line):\(column)：单个标签或注释超过 \(limit) 字节的上限，文件不是正常的“健康”导出。"
+        : "\(file):\(line):\(column): a single tag or comment is larger than the \(limit)-byte limit; this is not a normal Health export."
+    case .notAHealthExport(let file):
+      return zh
+        ? "\(file) 不是“健康”导出文件（没有 <HealthData> 根元素）。请选择“健康”App 导出的 export.zip 或 export.xml。"
+        : "\(file) is not an Apple Health export (no <HealthData> root element). Choose the export.zip or export.xml the Health app exported."
     case .noHealthExportXML(let path, let entries):
       let list = entries.prefix(20).joined(separator: ", ")
       let more = entries.count > 20 ? (zh ? " 等 \(entries.count) 项" : " and \(entries.count - 20) more") : ""
