@@ -20,7 +20,8 @@ let package = Package(
     ),
     // Reads Apple Health exports (export.zip / export.xml) as a stream.
     .target(name: "HealthExport", dependencies: ["StepKitCore", "CZlib"]),
-    .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CZlib"]),
+    .testTarget(
+      name: "HealthExportTests", dependencies: ["HealthExport", "CZlib"], resources: [.copy("Fixtures")]),
   ]
 )
 
