@@ -22,6 +22,9 @@ let package = Package(
     .target(name: "HealthExport", dependencies: ["StepKitCore", "CZlib"]),
     .testTarget(
       name: "HealthExportTests", dependencies: ["HealthExport", "CZlib"], resources: [.copy("Fixtures")]),
+    // Release benchmark of the engine alone (not part of the tests).
+    .executableTarget(
+      name: "core-benchmark", dependencies: ["StepKitCore"], path: "Benchmarks/CoreBenchmark"),
   ]
 )
 
