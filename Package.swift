@@ -25,6 +25,9 @@ let package = Package(
     // Release benchmark of the engine alone (not part of the tests).
     .executableTarget(
       name: "core-benchmark", dependencies: ["StepKitCore"], path: "Benchmarks/CoreBenchmark"),
+    // Release benchmark of the export reader (Benchmarks/run-benchmarks.sh compares it with peers).
+    .executableTarget(
+      name: "reader-benchmark", dependencies: ["HealthExport", "StepKitCore"], path: "Benchmarks/ReaderBenchmark"),
   ]
 )
 
