@@ -21,7 +21,10 @@ let package = Package(
     // Reads Apple Health exports (export.zip / export.xml) as a stream.
     .target(name: "HealthExport", dependencies: ["StepKitCore", "CZlib"]),
     .testTarget(
-      name: "HealthExportTests", dependencies: ["HealthExport", "CZlib"], resources: [.copy("Fixtures")]),
+      name: "HealthExportTests", dependencies: ["HealthExport", "CZlib", "export-generator"], resources: [.copy("Fixtures")]),
+    // Writes deterministic, realistic Apple Health exports (export.xml / export.zip) for tests,
+    // the demo and benchmarks.
+    .executableTarget(name: "export-generator", dependencies: ["CZlib"], path: "Benchmarks/ExportGenerator"),
     // Release benchmark of the engine alone (not part of the tests).
     .executableTarget(
       name: "core-benchmark", dependencies: ["StepKitCore"], path: "Benchmarks/CoreBenchmark"),
