@@ -25,6 +25,9 @@ let package = Package(
     // Writes deterministic, realistic Apple Health exports (export.xml / export.zip) for tests,
     // the demo and benchmarks.
     .executableTarget(name: "export-generator", dependencies: ["CZlib"], path: "Benchmarks/ExportGenerator"),
+    // Release benchmark of reading export.zip: the inflate pipeline against a bare zlib loop.
+    .executableTarget(
+      name: "zip-benchmark", dependencies: ["HealthExport", "CZlib"], path: "Benchmarks/ZipBenchmark"),
     // Release benchmark of the engine alone (not part of the tests).
     .executableTarget(
       name: "core-benchmark", dependencies: ["StepKitCore"], path: "Benchmarks/CoreBenchmark"),

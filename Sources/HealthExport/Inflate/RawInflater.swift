@@ -23,16 +23,18 @@ final class RawInflater {
   /// - Throws: ``HealthExportError/corruptCompressedData(entry:detail:)`` when
   ///   zlib cannot be initialised (out of memory).
   init(entryName: String) throws(HealthExportError) {
-    self.entryName = entryName
-    stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
     stream.initialize(to: z_stream())
     // `inflateInit2` is a macro the importer cannot see; call what it expands to.
     let status = inflateInit2_(stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
     guard status == Z_OK else {
+      // Nothing of `self` is initialized yet, so `deinit` will not run.
       stream.deinitialize(count: 1)
       stream.deallocate()
       throw .corruptCompressedData(entry: entryName, detail: "zlib could not start (status \(status))")
     }
+    self.stream = stream
+    self.entryName = entryName
   }
 
   deinit {
