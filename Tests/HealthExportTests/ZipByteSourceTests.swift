@@ -13,44 +13,45 @@ struct ZipByteSourceTests {
     return url.path
   }
 
-  @Test("A zip file opens as its Health XML, an XML file as itself")
-  func openByContent() throws {
+  @Test("A zip file streams its Health XML; an XML file and memory stream themselves")
+  func streams() throws {
     var writer = ZipTestWriter()
     writer.add("apple_health_export/导出.xml", ZipTestSupport.healthXML)
     let zipPath = try Self.temporaryFile(writer.finished(), name: "export.zip")
-    var zipSource = try ExportSources.open(path: zipPath)
+    let archive = try ExportArchive(path: zipPath)
+    let entry = try archive.healthExportEntry()
+    var zipSource: any ByteChunkSource = try archive.chunkSource(for: entry)
     #expect(zipSource.displayName == "\(zipPath):apple_health_export/导出.xml")
     #expect(zipSource.expectedByteCount == Int64(ZipTestSupport.healthXML.utf8.count))
     #expect(try ZipTestSupport.drain(&zipSource) == Array(ZipTestSupport.healthXML.utf8))
 
     let xmlPath = try Self.temporaryFile(Array(ZipTestSupport.healthXML.utf8), name: "export.xml")
-    var xmlSource = try ExportSources.open(path: xmlPath)
-    #expect(xmlSource is FileChunkSource)
+    var xmlSource: any ByteChunkSource = try FileChunkSource(path: xmlPath)
+    #expect(xmlSource.displayName == xmlPath)
     #expect(xmlSource.expectedByteCount == Int64(ZipTestSupport.healthXML.utf8.count))
     #expect(try ZipTestSupport.drain(&xmlSource, readSize: 7) == Array(ZipTestSupport.healthXML.utf8))
 
-    var memory = try ExportSources.open(data: Data(writer.finished()), name: "upload.zip")
-    #expect(memory.displayName == "upload.zip:apple_health_export/导出.xml")
-    #expect(try ZipTestSupport.drain(&memory) == Array(ZipTestSupport.healthXML.utf8))
-    var memoryXML = try ExportSources.open(data: Data(ZipTestSupport.healthXML.utf8), name: "export.xml")
-    #expect(try ZipTestSupport.drain(&memoryXML, readSize: 3) == Array(ZipTestSupport.healthXML.utf8))
+    var memory: any ByteChunkSource = MemoryChunkSource(Data(ZipTestSupport.healthXML.utf8), displayName: "export.xml")
+    #expect(memory.expectedByteCount == Int64(ZipTestSupport.healthXML.utf8.count))
+    #expect(try ZipTestSupport.drain(&memory, readSize: 3) == Array(ZipTestSupport.healthXML.utf8))
   }
 
-  @Test("A .zip name that is not a zip says so")
+  @Test("A file that is not a zip says so")
   func fakeZip() throws {
     let path = try Self.temporaryFile(Array("hello".utf8) + [UInt8](repeating: 0, count: 40), name: "fake.zip")
-    #expect(throws: HealthExportError.notAZip(path: path)) { try ExportSources.open(path: path) }
+    #expect(throws: HealthExportError.notAZip(path: path)) { try ExportArchive(path: path) }
   }
 
   @Test("Missing files and directories cannot be opened")
   func cannotOpen() throws {
     let missing = "/nonexistent/stepkit/export.zip"
-    let error = #expect(throws: HealthExportError.self) { try ExportSources.open(path: missing) }
+    let error = #expect(throws: HealthExportError.self) { try ExportArchive(path: missing) }
     guard case .cannotOpen(let path, _) = error else {
       Issue.record("expected cannotOpen, got \(String(describing: error))")
       return
     }
     #expect(path == missing)
+    #expect(throws: HealthExportError.self) { try FileChunkSource(path: missing) }
     let directory = FileManager.default.temporaryDirectory.path
     #expect(throws: HealthExportError.self) { try FileChunkSource(path: directory) }
     #expect(throws: HealthExportError.self) { try FileByteSource(path: directory) }
