@@ -74,18 +74,28 @@ final class ExportWriter {
     day = DayContext(index: 0, firstEpochDay: firstEpochDay, zone: timeline.home)
     var addressRandom = SeededRandom(seed: seed ^ 0xADD2E55)
     func addresses(_ count: Int) -> [String] {
-      (0..<count).map { _ in "0x" + String(0x2_8000_0000 + (addressRandom.next() % 0x7FFF_FFFF) & ~0xF, radix: 16) }
+      (0..<count).map { _ in
+        "0x" + String(0x2_8000_0000 + (addressRandom.next() % 0x7FFF_FFFF) & ~0xF, radix: 16)
+      }
     }
     phone = GeneratedSource(
-      name: "Lena’s iPhone", versions: ["14.4", "15.0.2", "15.4.1", "16.1", "16.5", "17.1.2", "17.5.1", "18.1", "18.3.2", "26.0.1", "26.2"],
+      name: "Lena’s iPhone",
+      versions: [
+        "14.4", "15.0.2", "15.4.1", "16.1", "16.5", "17.1.2", "17.5.1", "18.1", "18.3.2", "26.0.1", "26.2",
+      ],
       device: ("iPhone", "Apple Inc.", "iPhone", "iPhone14,2"), addresses: addresses(48))
     watch = GeneratedSource(
-      name: "Lena’s Apple Watch", versions: ["7.3", "8.0.1", "8.5", "9.1", "9.5", "10.1", "10.5", "11.1", "11.3", "26.0", "26.2"],
+      name: "Lena’s Apple Watch",
+      versions: ["7.3", "8.0.1", "8.5", "9.1", "9.5", "10.1", "10.5", "11.1", "11.3", "26.0", "26.2"],
       device: ("Apple Watch", "Apple Inc.", "Watch", "Watch6,1"), addresses: addresses(48))
     stepApp = GeneratedSource(
-      name: "小米运动健康", versions: ["3.2.1", "3.8.0", "3.12.2", "3.18.0", "3.21.0", "3.24.1", "3.30.0"], device: nil, addresses: [])
+      name: "小米运动健康", versions: ["3.2.1", "3.8.0", "3.12.2", "3.18.0", "3.21.0", "3.24.1", "3.30.0"],
+      device: nil, addresses: [])
     health = GeneratedSource(
-      name: "Health", versions: ["14.4", "15.0.2", "15.4.1", "16.1", "16.5", "17.1.2", "17.5.1", "18.1", "18.3.2", "26.0.1", "26.2"],
+      name: "Health",
+      versions: [
+        "14.4", "15.0.2", "15.4.1", "16.1", "16.5", "17.1.2", "17.5.1", "18.1", "18.3.2", "26.0.1", "26.2",
+      ],
       device: nil, addresses: [])
     scale = GeneratedSource(
       name: "Health Mate", versions: ["6.2.0", "6.5.1"],
@@ -183,16 +193,20 @@ final class ExportWriter {
 
   private func quantityPrefixes(_ source: GeneratedSource, address: Int) -> Prefixes {
     Prefixes(
-      steps: prefix(type: "HKQuantityTypeIdentifierStepCount", source: source, unit: "count", address: address),
+      steps: prefix(
+        type: "HKQuantityTypeIdentifierStepCount", source: source, unit: "count", address: address),
       distance: prefix(
         type: "HKQuantityTypeIdentifierDistanceWalkingRunning", source: source, unit: "km", address: address))
   }
 
   /// ` <Record type="…" sourceName="…" sourceVersion="…" device="…" unit="…" creationDate="`.
-  private func prefix(type: String, source: GeneratedSource, unit: String, address: Int, element: String = "Record")
+  private func prefix(
+    type: String, source: GeneratedSource, unit: String, address: Int, element: String = "Record"
+  )
     -> [UInt8]
   {
-    var text = " <\(element) type=\"\(type)\" sourceName=\"\(source.name)\" sourceVersion=\"\(source.version(on: day.date))\""
+    var text =
+      " <\(element) type=\"\(type)\" sourceName=\"\(source.name)\" sourceVersion=\"\(source.version(on: day.date))\""
     if let device = source.deviceAttribute(on: day.date, address: address) {
       text += " device=\"\(device)\""
     }
@@ -201,7 +215,9 @@ final class ExportWriter {
     return Array(text.utf8)
   }
 
-  private func writePieces(_ prefixes: Prefixes, bout: Bout, pieceLength: ClosedRange<Int>, shift: Int, variation: Int) {
+  private func writePieces(
+    _ prefixes: Prefixes, bout: Bout, pieceLength: ClosedRange<Int>, shift: Int, variation: Int
+  ) {
     var start = bout.start + shift
     let end = bout.start + bout.duration + shift
     while start < end {
@@ -262,7 +278,8 @@ final class ExportWriter {
     let end = start + 30 * 60
     let steps = random.int(5...30) * 100
     let offset = day.offset(at: start)
-    let stepPrefix = prefix(type: "HKQuantityTypeIdentifierStepCount", source: health, unit: "count", address: 0)
+    let stepPrefix = prefix(
+      type: "HKQuantityTypeIdentifierStepCount", source: health, unit: "count", address: 0)
     sink.append(stepPrefix)
     writeDates(creation: end + random.int(3600...7200), start: start, end: end, offset: offset)
     sink.append(integer: steps)
@@ -293,7 +310,8 @@ final class ExportWriter {
       while second < 86000 {
         let walking = isWalking(second)
         sink.append(heartPrefix)
-        writeDates(creation: second + random.int(1...300), start: second, end: second, offset: day.offset(at: second))
+        writeDates(
+          creation: second + random.int(1...300), start: second, end: second, offset: day.offset(at: second))
         sink.append(integer: walking ? random.int(95...135) : random.int(56...82))
         sink.append("\">\n  <MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\" value=\"")
         sink.append(integer: walking ? 2 : random.int(0...1))
@@ -426,7 +444,8 @@ final class ExportWriter {
     text += String(format: "%.4f", Double(bout.steps) * 0.74 / 1000)
     text += "\" totalDistanceUnit=\"km\" totalEnergyBurned=\""
     text += String(format: "%.4f", Double(bout.steps) * 0.045)
-    text += "\" totalEnergyBurnedUnit=\"kcal\" sourceName=\"\(watch.name)\" sourceVersion=\"\(watch.version(on: day.date))\""
+    text +=
+      "\" totalEnergyBurnedUnit=\"kcal\" sourceName=\"\(watch.name)\" sourceVersion=\"\(watch.version(on: day.date))\""
     if let device = watch.deviceAttribute(on: day.date, address: address) { text += " device=\"\(device)\"" }
     text += " creationDate=\""
     sink.append(Array(text.utf8))
@@ -435,7 +454,9 @@ final class ExportWriter {
     writeDate(bout.start, offset: offset)
     sink.append("\" endDate=\"")
     writeDate(end, offset: offset)
-    sink.append("\">\n  <MetadataEntry key=\"HKIndoorWorkout\" value=\"0\"/>\n  <MetadataEntry key=\"HKTimeZone\" value=\"")
+    sink.append(
+      "\">\n  <MetadataEntry key=\"HKIndoorWorkout\" value=\"0\"/>\n  <MetadataEntry key=\"HKTimeZone\" value=\""
+    )
     sink.append(Array(day.zone.identifier.utf8))
     sink.append("\"/>\n  <MetadataEntry key=\"HKWeatherTemperature\" value=\"")
     sink.append(integer: random.int(28...86))
@@ -445,13 +466,17 @@ final class ExportWriter {
     writeDate(bout.start, offset: offset)
     sink.append("\" duration=\"")
     sink.append(fixed: bout.duration * 100 / 60, decimals: 2)
-    sink.append("\" durationUnit=\"min\"/>\n  <WorkoutStatistics type=\"HKQuantityTypeIdentifierStepCount\" startDate=\"")
+    sink.append(
+      "\" durationUnit=\"min\"/>\n  <WorkoutStatistics type=\"HKQuantityTypeIdentifierStepCount\" startDate=\""
+    )
     writeDate(bout.start, offset: offset)
     sink.append("\" endDate=\"")
     writeDate(end, offset: offset)
     sink.append("\" sum=\"")
     sink.append(integer: bout.steps)
-    sink.append("\" unit=\"count\"/>\n  <WorkoutStatistics type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" startDate=\"")
+    sink.append(
+      "\" unit=\"count\"/>\n  <WorkoutStatistics type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" startDate=\""
+    )
     writeDate(bout.start, offset: offset)
     sink.append("\" endDate=\"")
     writeDate(end, offset: offset)
@@ -474,7 +499,9 @@ final class ExportWriter {
     sink.append(integer: hour % 12 == 0 ? 12 : hour % 12)
     sink.append(".")
     sink.append(twoDigits: bout.start / 60 % 60)
-    sink.append(hour < 12 ? "am.gpx\"/>\n  </WorkoutRoute>\n </Workout>\n" : "pm.gpx\"/>\n  </WorkoutRoute>\n </Workout>\n")
+    sink.append(
+      hour < 12
+        ? "am.gpx\"/>\n  </WorkoutRoute>\n </Workout>\n" : "pm.gpx\"/>\n  </WorkoutRoute>\n </Workout>\n")
   }
 
   private func writeActivitySummary(bouts: [Bout]) {
@@ -483,7 +510,9 @@ final class ExportWriter {
     sink.append(day.dateBytes)
     sink.append("\" activeEnergyBurned=\"")
     sink.append(fixed: random.int(150_000...750_000), decimals: 3)
-    sink.append("\" activeEnergyBurnedGoal=\"500\" activeEnergyBurnedUnit=\"Cal\" appleMoveTime=\"0\" appleMoveTimeGoal=\"0\" appleExerciseTime=\"")
+    sink.append(
+      "\" activeEnergyBurnedGoal=\"500\" activeEnergyBurnedUnit=\"Cal\" appleMoveTime=\"0\" appleMoveTimeGoal=\"0\" appleExerciseTime=\""
+    )
     sink.append(integer: exercise)
     sink.append("\" appleExerciseTimeGoal=\"30\" appleStandHours=\"")
     sink.append(integer: random.int(6...14))

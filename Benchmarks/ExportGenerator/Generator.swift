@@ -56,7 +56,9 @@ func parseOptions(_ arguments: [String]) throws -> Options {
   }
   func number<T: FixedWidthInteger>(_ name: String, _ type: T.Type) throws -> T {
     let text = try value(name)
-    guard let number = T(text), number >= 0 else { throw GeneratorError(description: "\(name): not a number: \(text)") }
+    guard let number = T(text), number >= 0 else {
+      throw GeneratorError(description: "\(name): not a number: \(text)")
+    }
     return number
   }
   while index < arguments.count {
@@ -75,7 +77,9 @@ func parseOptions(_ arguments: [String]) throws -> Options {
     case "--seed": options.seed = try number(argument, UInt64.self)
     case "--start-date":
       let text = try value(argument)
-      guard let date = CivilDate(text) else { throw GeneratorError(description: "--start-date: not YYYY-MM-DD: \(text)") }
+      guard let date = CivilDate(text) else {
+        throw GeneratorError(description: "--start-date: not YYYY-MM-DD: \(text)")
+      }
       options.startDate = date
     case "--broken-dtd": options.brokenDTD = true
     case "--preset":
@@ -160,10 +164,12 @@ func generateExport(arguments: [String]) throws -> GenerationSummary {
   writer.writeFooter()
   try sink.finish()
   if let zipWriter {
-    try zipWriter.addEntry(name: "apple_health_export/export_cda.xml", contents: Array(ClinicalDocument.text.utf8))
+    try zipWriter.addEntry(
+      name: "apple_health_export/export_cda.xml", contents: Array(ClinicalDocument.text.utf8))
     try zipWriter.close()
   }
-  let seconds = Double((clock.now - began).components.attoseconds) / 1e18 + Double((clock.now - began).components.seconds)
+  let seconds =
+    Double((clock.now - began).components.attoseconds) / 1e18 + Double((clock.now - began).components.seconds)
 
   if let path = options.expectCSV {
     var csv = "date,raw_steps,manual_steps,step_samples\n"

@@ -59,7 +59,8 @@ final class ZipFileWriter {
       header.u64(0)
     }
     try emit(header.bytes)
-    return try ZipEntryOutput(writer: self, name: nameBytes, flags: flags, offset: offset, zip64: zip64, level: level)
+    return try ZipEntryOutput(
+      writer: self, name: nameBytes, flags: flags, offset: offset, zip64: zip64, level: level)
   }
 
   fileprivate func emit(_ bytes: [UInt8]) throws {
@@ -72,7 +73,8 @@ final class ZipFileWriter {
   }
 
   fileprivate func finishEntry(
-    name: [UInt8], flags: UInt16, offset: UInt64, crc: UInt32, compressed: UInt64, uncompressed: UInt64, zip64: Bool
+    name: [UInt8], flags: UInt16, offset: UInt64, crc: UInt32, compressed: UInt64, uncompressed: UInt64,
+    zip64: Bool
   ) throws {
     var descriptor = LittleEndianBytes()
     descriptor.u32(0x0807_4b50)
@@ -90,7 +92,8 @@ final class ZipFileWriter {
     try emit(descriptor.bytes)
     records.append(
       CentralRecord(
-        name: name, flags: flags, crc: crc, compressedSize: compressed, uncompressedSize: uncompressed, offset: offset))
+        name: name, flags: flags, crc: crc, compressedSize: compressed, uncompressedSize: uncompressed,
+        offset: offset))
   }
 
   /// Writes a small entry in one go.
@@ -106,7 +109,8 @@ final class ZipFileWriter {
     var directory = LittleEndianBytes()
     for record in records {
       let needs64 =
-        forceZip64 || record.compressedSize >= 0xFFFF_FFFF || record.uncompressedSize >= 0xFFFF_FFFF || record.offset >= 0xFFFF_FFFF
+        forceZip64 || record.compressedSize >= 0xFFFF_FFFF || record.uncompressedSize >= 0xFFFF_FFFF
+        || record.offset >= 0xFFFF_FFFF
       directory.u32(0x0201_4b50)
       directory.u16(0x031E)
       directory.u16(needs64 ? 45 : 20)
@@ -135,7 +139,8 @@ final class ZipFileWriter {
     }
     try emit(directory.bytes)
     let directorySize = UInt64(directory.bytes.count)
-    let needs64 = forceZip64 || directoryStart >= 0xFFFF_FFFF || records.count >= 0xFFFF
+    let needs64 =
+      forceZip64 || directoryStart >= 0xFFFF_FFFF || records.count >= 0xFFFF
       || records.contains { $0.offset >= 0xFFFF_FFFF || $0.uncompressedSize >= 0xFFFF_FFFF }
     var end = LittleEndianBytes()
     if needs64 {
@@ -194,7 +199,8 @@ final class ZipEntryOutput: ByteOutput {
     stream.initialize(to: z_stream())
     output = .allocate(byteCount: 1 << 20, alignment: 16)
     let status = deflateInit2_(
-      stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+      stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)
+    )
     guard status == Z_OK else { throw GeneratorError(description: "zlib deflateInit2 failed (\(status))") }
   }
 

@@ -48,7 +48,9 @@ func localHeaderOffsets(path: String) -> [String: Int64] {
       let nameLength = u16(index + 28)
       let extraLength = u16(index + 30)
       let commentLength = u16(index + 32)
-      let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 46)..<(index + 46 + nameLength)]), as: UTF8.self)
+      let name = String(
+        decoding: UnsafeBufferPointer(rebasing: bytes[(index + 46)..<(index + 46 + nameLength)]),
+        as: UTF8.self)
       var offset = u32(index + 42)
       if offset == 0xFFFF_FFFF {
         // ZIP64 extra: the saturated fields in order; take the last 8 bytes of the field.
@@ -111,7 +113,9 @@ func bareInflate(path: String, dataOffset: Int64, compressedSize: Int64) -> Int6
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var runs = 3
-if let index = arguments.firstIndex(of: "--runs"), index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
+if let index = arguments.firstIndex(of: "--runs"), index + 1 < arguments.count,
+  let value = Int(arguments[index + 1])
+{
   runs = value
   arguments.removeSubrange(index...(index + 1))
 }
@@ -133,16 +137,20 @@ do {
   print("entry=\(entry.name) compressed=\(entry.compressedSize) uncompressed=\(entry.uncompressedSize)")
   for run in 1...runs {
     var bareBytes: Int64 = 0
-    let bare = seconds { bareBytes = bareInflate(path: path, dataOffset: start, compressedSize: entry.compressedSize) }
+    let bare = seconds {
+      bareBytes = bareInflate(path: path, dataOffset: start, compressedSize: entry.compressedSize)
+    }
     var pipelineBytes: Int64 = 0
     let pipeline = try seconds { pipelineBytes = try archive.forEachChunk(of: entry) { _ in true } }
     guard bareBytes == entry.uncompressedSize, pipelineBytes == entry.uncompressedSize else {
-      FileHandle.standardError.write(Data("zip-benchmark: size mismatch \(bareBytes) \(pipelineBytes)\n".utf8))
+      FileHandle.standardError.write(
+        Data("zip-benchmark: size mismatch \(bareBytes) \(pipelineBytes)\n".utf8))
       exit(1)
     }
     print(
       String(
-        format: "run=%d bare_mb_per_s=%.0f pipeline_mb_per_s=%.0f ratio=%.3f bare_s=%.3f pipeline_s=%.3f", run,
+        format: "run=%d bare_mb_per_s=%.0f pipeline_mb_per_s=%.0f ratio=%.3f bare_s=%.3f pipeline_s=%.3f",
+        run,
         megabytes / bare, megabytes / pipeline, bare / pipeline, bare, pipeline))
   }
 } catch {

@@ -20,7 +20,9 @@ struct GeneratorTests {
   private static func naiveStepSums(_ xml: String) -> [String: (raw: Int, manual: Int, samples: Int)] {
     var sums: [String: (raw: Int, manual: Int, samples: Int)] = [:]
     for line in xml.split(separator: "\n") where line.contains("type=\"HKQuantityTypeIdentifierStepCount\"") {
-      guard let start = line.range(of: "startDate=\""), let value = line.range(of: "value=\"") else { continue }
+      guard let start = line.range(of: "startDate=\""), let value = line.range(of: "value=\"") else {
+        continue
+      }
       let date = String(line[start.upperBound...].prefix(10))
       let digits = line[value.upperBound...].prefix { $0.isNumber }
       let steps = Int(digits) ?? 0
@@ -51,7 +53,8 @@ struct GeneratorTests {
     for fragment in [
       "<!DOCTYPE HealthData [", "<!-- HealthKit Export Version: 14 -->", "<ExportDate value=\"", "<Me ",
       "hardware:Watch6,1", "&lt;&lt;HKDevice: 0x", "model:Watch", "model:iPhone", "sourceName=\"小米运动健康\"",
-      "<MetadataEntry key=\"HKWasUserEntered\" value=\"1\"/>", "<Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\"",
+      "<MetadataEntry key=\"HKWasUserEntered\" value=\"1\"/>",
+      "<Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\"",
       "<Workout workoutActivityType=", "startDate=\"2026-03-28 ", "+0100\"", "+0200\"", "+0800\"",
     ] {
       #expect(xml.contains(fragment), "missing \(fragment)")
@@ -75,7 +78,8 @@ struct GeneratorTests {
 
     // The zip holds the same XML, found by content, and the clinical document.
     let archive = try ExportArchive(path: zipPath)
-    #expect(archive.entries.map(\.name) == ["apple_health_export/export.xml", "apple_health_export/export_cda.xml"])
+    #expect(
+      archive.entries.map(\.name) == ["apple_health_export/export.xml", "apple_health_export/export_cda.xml"])
     let entry = try archive.healthExportEntry()
     #expect(entry.name == "apple_health_export/export.xml")
     var inflated = Data()
@@ -113,7 +117,9 @@ struct GeneratorTests {
     #expect(entry.name == "apple_health_export/导出.xml")
     #expect(entry.hasUTF8Flag == !legacyNames)
     #expect(entry.uncompressedSize == summary.xmlBytes)
-    #expect(try ZipTestSupport.readPipelined(entry, of: archive, bufferSize: 1 << 16).count == Int(summary.xmlBytes))
+    #expect(
+      try ZipTestSupport.readPipelined(entry, of: archive, bufferSize: 1 << 16).count == Int(summary.xmlBytes)
+    )
   }
 
   @Test("--broken-dtd reproduces iOS 16's missing '>'")
@@ -137,7 +143,9 @@ struct GeneratorTests {
     #expect(summary.xmlBytes < 3_000_000)
   }
 
-  @Test("Bad options are errors", arguments: [["--days"], ["--days", "x", "-o", "a"], ["--bogus"], [], ["--preset", "huge", "-o", "a"]])
+  @Test(
+    "Bad options are errors",
+    arguments: [["--days"], ["--days", "x", "-o", "a"], ["--bogus"], [], ["--preset", "huge", "-o", "a"]])
   func badOptions(arguments: [String]) {
     #expect(throws: GeneratorError.self) { try generateExport(arguments: arguments) }
   }

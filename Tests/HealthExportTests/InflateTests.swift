@@ -8,7 +8,9 @@ struct InflateTests {
   @Test("A CRC mismatch is reported by both readers", arguments: [ZipTestWriter.Method.stored, .deflated])
   func checksumMismatch(method: ZipTestWriter.Method) throws {
     var writer = ZipTestWriter()
-    writer.add("apple_health_export/export.xml", ZipTestSupport.sampleText(lines: 500), .init(method: method, crcOverride: 0x1234_5678))
+    writer.add(
+      "apple_health_export/export.xml", ZipTestSupport.sampleText(lines: 500),
+      .init(method: method, crcOverride: 0x1234_5678))
     let archive = try ZipTestSupport.archive(writer.finished())
     let expected = HealthExportError.checksumMismatch(entry: "export.zip:apple_health_export/export.xml")
     #expect(throws: expected) { try ZipTestSupport.readSynchronously(archive.entries[0], of: archive) }
@@ -79,7 +81,8 @@ struct InflateTests {
     var writer = ZipTestWriter()
     writer.add("a.xml", text)
     let archive = try ZipTestSupport.archive(writer.finished())
-    let source = try ZipEntryChunkSource(archive: archive, entry: archive.entries[0], bufferSize: 8192, bufferCount: 3)
+    let source = try ZipEntryChunkSource(
+      archive: archive, entry: archive.entries[0], bufferSize: 8192, bufferCount: 3)
     #expect(source.expectedByteCount == Int64(text.count))
     #expect(source.displayName == "export.zip:a.xml")
     var collected: [UInt8] = []
@@ -102,7 +105,8 @@ struct InflateTests {
     for explicitCancel in [false, true] {
       weak var pipeline: InflatePipeline?
       do {
-        let source = try ZipEntryChunkSource(archive: archive, entry: archive.entries[0], bufferSize: 4096, bufferCount: 2)
+        let source = try ZipEntryChunkSource(
+          archive: archive, entry: archive.entries[0], bufferSize: 4096, bufferCount: 2)
         pipeline = source.pipeline
         let first = try source.nextChunk()
         #expect(first?.count == 4096)

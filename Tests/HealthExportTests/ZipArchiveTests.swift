@@ -48,7 +48,8 @@ struct ZipArchiveTests {
     #expect(try ZipTestSupport.readPipelined(xml, of: archive) == big)
     #expect(try ZipTestSupport.readSynchronously(archive.entries[2], of: archive) == [])
     #expect(try ZipTestSupport.readPipelined(archive.entries[2], of: archive) == [])
-    #expect(try ZipTestSupport.readPipelined(archive.entries[3], of: archive) == Array("<ClinicalDocument/>".utf8))
+    #expect(
+      try ZipTestSupport.readPipelined(archive.entries[3], of: archive) == Array("<ClinicalDocument/>".utf8))
   }
 
   @Test("The end record is found behind a comment, even one holding a fake end signature")
@@ -82,14 +83,19 @@ struct ZipArchiveTests {
     bytes = Array(bytes[..<prefixLength]) + Self.rebase(Array(bytes[prefixLength...]), by: prefixLength)
     let archive = try ZipTestSupport.archive(bytes)
     #expect(try ZipTestSupport.readSynchronously(archive.entries[0], of: archive) == Array("shifted".utf8))
-    #expect(try ZipTestSupport.readSynchronously(archive.entries[1], of: archive) == Array("also shifted".utf8))
+    #expect(
+      try ZipTestSupport.readSynchronously(archive.entries[1], of: archive) == Array("also shifted".utf8))
   }
 
   /// Rewrites the directory offsets of a prefixed archive as if the prefix were not there.
   private static func rebase(_ archive: [UInt8], by shift: Int) -> [UInt8] {
     var bytes = archive
-    func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
-    func set32(_ at: Int, _ value: Int) { for index in 0..<4 { bytes[at + index] = UInt8((value >> (8 * index)) & 0xFF) } }
+    func u32(_ at: Int) -> Int {
+      Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+    }
+    func set32(_ at: Int, _ value: Int) {
+      for index in 0..<4 { bytes[at + index] = UInt8((value >> (8 * index)) & 0xFF) }
+    }
     let end = bytes.count - 22
     let directory = u32(end + 16) - shift
     set32(end + 16, directory)
@@ -192,7 +198,8 @@ struct ZipArchiveTests {
     var writer = ZipTestWriter()
     let text = ZipTestSupport.sampleText(lines: 30)
     writer.add("apple_health_export/export.xml", text, .init(dataDescriptor: true))
-    writer.add("apple_health_export/导出.xml", Array(ZipTestSupport.healthXML.utf8), .init(zip64: true, utf8Flag: false))
+    writer.add(
+      "apple_health_export/导出.xml", Array(ZipTestSupport.healthXML.utf8), .init(zip64: true, utf8Flag: false))
     let full = writer.finished(zip64End: true)
     for position in 0..<full.count {
       for value: UInt8 in [0x00, 0xFF, full[position] ^ 0x5A] {

@@ -6,7 +6,8 @@ import Testing
 @Suite("Byte sources")
 struct ZipByteSourceTests {
   private static func temporaryFile(_ bytes: [UInt8], name: String) throws -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stepkit-zip-tests-\(getpid())")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "stepkit-zip-tests-\(getpid())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let url = directory.appendingPathComponent(name)
     try Data(bytes).write(to: url)
@@ -31,14 +32,16 @@ struct ZipByteSourceTests {
     #expect(xmlSource.expectedByteCount == Int64(ZipTestSupport.healthXML.utf8.count))
     #expect(try ZipTestSupport.drain(&xmlSource, readSize: 7) == Array(ZipTestSupport.healthXML.utf8))
 
-    var memory: any ByteChunkSource = MemoryChunkSource(Data(ZipTestSupport.healthXML.utf8), displayName: "export.xml")
+    var memory: any ByteChunkSource = MemoryChunkSource(
+      Data(ZipTestSupport.healthXML.utf8), displayName: "export.xml")
     #expect(memory.expectedByteCount == Int64(ZipTestSupport.healthXML.utf8.count))
     #expect(try ZipTestSupport.drain(&memory, readSize: 3) == Array(ZipTestSupport.healthXML.utf8))
   }
 
   @Test("A file that is not a zip says so")
   func fakeZip() throws {
-    let path = try Self.temporaryFile(Array("hello".utf8) + [UInt8](repeating: 0, count: 40), name: "fake.zip")
+    let path = try Self.temporaryFile(
+      Array("hello".utf8) + [UInt8](repeating: 0, count: 40), name: "fake.zip")
     #expect(throws: HealthExportError.notAZip(path: path)) { try ExportArchive(path: path) }
   }
 

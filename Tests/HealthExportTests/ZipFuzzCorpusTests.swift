@@ -31,7 +31,10 @@ struct ZipFuzzCorpusTests {
     seeds.append(("legacy-name.zip", legacy.finished(comment: Array("Health".utf8))))
 
     var cp437 = ZipTestWriter()
-    cp437.add("ignored", xml, .init(utf8Flag: false, rawName: [0x81, 0x62, 0x65, 0x72, 0x2E, 0x78, 0x6D, 0x6C], localExtraPadding: 12))
+    cp437.add(
+      "ignored", xml,
+      .init(
+        utf8Flag: false, rawName: [0x81, 0x62, 0x65, 0x72, 0x2E, 0x78, 0x6D, 0x6C], localExtraPadding: 12))
     seeds.append(("cp437-padded.zip", cp437.finished()))
 
     seeds.append(("empty.zip", ZipTestWriter().finished()))
@@ -58,7 +61,9 @@ struct ZipFuzzCorpusTests {
         #expect(throws: HealthExportError.self) { try archive.healthExportEntry() }
       case "bad-crc.zip":
         let entry = try archive.healthExportEntry()
-        #expect(throws: HealthExportError.checksumMismatch(entry: "bad-crc.zip:apple_health_export/export.xml")) {
+        #expect(
+          throws: HealthExportError.checksumMismatch(entry: "bad-crc.zip:apple_health_export/export.xml")
+        ) {
           try archive.forEachChunk(of: entry) { _ in true }
         }
       case "truncated-deflate.zip":
@@ -68,7 +73,8 @@ struct ZipFuzzCorpusTests {
         #expect(throws: HealthExportError.self) { try archive.forEachChunk(of: entry) { _ in true } }
       default:
         let entry = try archive.healthExportEntry()
-        #expect(try archive.forEachChunk(of: entry) { _ in true } == Int64(ZipTestSupport.healthXML.utf8.count))
+        #expect(
+          try archive.forEachChunk(of: entry) { _ in true } == Int64(ZipTestSupport.healthXML.utf8.count))
       }
     }
     if let folder = ProcessInfo.processInfo.environment["STEPKIT_WRITE_FUZZ_CORPUS"] {

@@ -68,7 +68,10 @@ struct ZipLocatorTests {
     var onlyDamaged = ZipTestWriter()
     onlyDamaged.add("apple_health_export/export.xml", "abc", .init(method: .stored, methodNumberOverride: 99))
     let damaged = try ZipTestSupport.archive(onlyDamaged.finished())
-    #expect(throws: HealthExportError.unsupportedCompression(entry: "export.zip:apple_health_export/export.xml", method: 99)) {
+    #expect(
+      throws: HealthExportError.unsupportedCompression(
+        entry: "export.zip:apple_health_export/export.xml", method: 99)
+    ) {
       try HealthXMLLocator.healthExportEntry(in: damaged)
     }
   }

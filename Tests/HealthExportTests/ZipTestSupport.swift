@@ -27,14 +27,17 @@ enum ZipTestSupport {
 
   /// Reads an entry through the pipelined source with `read(into:)`.
   static func readPipelined(
-    _ entry: ZipEntry, of archive: ZipArchive, bufferSize: Int = 4096, bufferCount: Int = 2, readSize: Int = 1500
+    _ entry: ZipEntry, of archive: ZipArchive, bufferSize: Int = 4096, bufferCount: Int = 2,
+    readSize: Int = 1500
   ) throws(HealthExportError) -> [UInt8] {
     var source: any ByteChunkSource = try ZipEntryChunkSource(
       archive: archive, entry: entry, bufferSize: bufferSize, bufferCount: bufferCount)
     return try drain(&source, readSize: readSize)
   }
 
-  static func drain(_ source: inout any ByteChunkSource, readSize: Int = 1500) throws(HealthExportError) -> [UInt8] {
+  static func drain(_ source: inout any ByteChunkSource, readSize: Int = 1500) throws(HealthExportError)
+    -> [UInt8]
+  {
     var output: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: readSize)
     while true {
@@ -53,7 +56,8 @@ enum ZipTestSupport {
     var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
     for index in 0..<lines {
       state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      text += " <Record type=\"HKQuantityTypeIdentifierStepCount\" value=\"\(state >> 50)\" n=\"\(index)\"/>\n"
+      text +=
+        " <Record type=\"HKQuantityTypeIdentifierStepCount\" value=\"\(state >> 50)\" n=\"\(index)\"/>\n"
     }
     text += "</HealthData>\n"
     return Array(text.utf8)

@@ -64,7 +64,8 @@ struct ZipTestWriter {
     if options.utf8Flag { flags |= 0x0800 }
     if options.dataDescriptor { flags |= 0x0008 }
     let method = options.methodNumberOverride ?? (options.method == .stored ? 0 : 8)
-    let uncompressedSize = options.truncateCompressedTo != nil && options.method == .stored ? data.count : contents.count
+    let uncompressedSize =
+      options.truncateCompressedTo != nil && options.method == .stored ? data.count : contents.count
     let offset = bytes.count
 
     // Local header.
@@ -206,7 +207,8 @@ struct ZipTestWriter {
       stream.deallocate()
     }
     let status = deflateInit2_(
-      stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+      stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)
+    )
     precondition(status == Z_OK, "deflateInit2_ failed")
     var output = [UInt8](repeating: 0, count: Int(deflateBound(stream, uLong(input.count))) + 64)
     var input = input

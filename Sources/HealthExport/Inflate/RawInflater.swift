@@ -48,7 +48,9 @@ final class RawInflater {
   /// - Returns: How much was consumed and produced, and whether the stream ended.
   /// - Throws: ``HealthExportError/corruptCompressedData(entry:detail:)`` for
   ///   invalid deflate data.
-  func inflate(input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Step {
+  func inflate(input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer) throws(HealthExportError)
+    -> Step
+  {
     let inCount = min(input.count, Int(UInt32.max))
     let outCount = min(output.count, Int(UInt32.max))
     guard outCount > 0 else { return Step(consumed: 0, produced: 0, streamEnded: false) }
@@ -69,7 +71,8 @@ final class RawInflater {
     case Z_STREAM_END:
       return Step(consumed: consumed, produced: produced, streamEnded: true)
     case Z_NEED_DICT:
-      throw .corruptCompressedData(entry: entryName, detail: "the deflate stream asks for a preset dictionary")
+      throw .corruptCompressedData(
+        entry: entryName, detail: "the deflate stream asks for a preset dictionary")
     case Z_MEM_ERROR:
       throw .corruptCompressedData(entry: entryName, detail: "out of memory while inflating")
     default:

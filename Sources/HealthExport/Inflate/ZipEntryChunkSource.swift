@@ -29,7 +29,9 @@ final class ZipEntryChunkSource: ByteChunkSource {
   ///   - bufferCount: Buffers in the ring (at least 2).
   /// - Throws: What ``ZipEntryReader/init(archive:entry:verifiesChecksum:inputChunkSize:)``
   ///   throws; later errors arrive through ``read(into:)``.
-  init(archive: ZipArchive, entry: ZipEntry, bufferSize: Int = 1 << 20, bufferCount: Int = 4) throws(HealthExportError) {
+  init(archive: ZipArchive, entry: ZipEntry, bufferSize: Int = 1 << 20, bufferCount: Int = 4)
+    throws(HealthExportError)
+  {
     let reader = try ZipEntryReader(archive: archive, entry: entry, verifiesChecksum: false)
     displayName = reader.displayName
     expectedByteCount = entry.uncompressedSize

@@ -110,7 +110,8 @@ final class ZipEntryReader {
             entry: displayName, detail: "the compressed data ends before the deflate stream does (truncated)")
         }
         let want = Int(min(Int64(input.count), inputRemaining))
-        let got = try source.read(at: inputOffset, into: UnsafeMutableRawBufferPointer(rebasing: input[..<want]))
+        let got = try source.read(
+          at: inputOffset, into: UnsafeMutableRawBufferPointer(rebasing: input[..<want]))
         guard got > 0 else {
           throw .corruptCompressedData(entry: displayName, detail: "the file ends inside the entry's data")
         }
@@ -126,7 +127,8 @@ final class ZipEntryReader {
       filled += step.produced
       if produced + Int64(filled) > entry.uncompressedSize {
         throw .corruptCompressedData(
-          entry: displayName, detail: "inflates to more than the \(entry.uncompressedSize) bytes the directory declares")
+          entry: displayName,
+          detail: "inflates to more than the \(entry.uncompressedSize) bytes the directory declares")
       }
       if step.streamEnded {
         ended = true

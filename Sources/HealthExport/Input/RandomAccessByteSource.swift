@@ -20,7 +20,8 @@ extension RandomAccessByteSource {
   ///   the bytes run out first (`what` names the structure being read).
   func readBytes(at offset: Int64, count: Int, what: String) throws(HealthExportError) -> [UInt8] {
     guard offset >= 0, count >= 0, offset <= byteCount, Int64(count) <= byteCount - offset else {
-      throw .corruptZip(path: displayName, detail: "\(what) runs past the end of the file", byteOffset: offset)
+      throw .corruptZip(
+        path: displayName, detail: "\(what) runs past the end of the file", byteOffset: offset)
     }
     var bytes = [UInt8](repeating: 0, count: count)
     var filled = 0
@@ -32,7 +33,8 @@ extension RandomAccessByteSource {
       }
       let got = try result.get()
       if got == 0 {
-        throw .corruptZip(path: displayName, detail: "\(what) runs past the end of the file", byteOffset: offset)
+        throw .corruptZip(
+          path: displayName, detail: "\(what) runs past the end of the file", byteOffset: offset)
       }
       filled += got
     }

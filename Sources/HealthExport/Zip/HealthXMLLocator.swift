@@ -42,7 +42,9 @@ enum HealthXMLLocator {
       && !base.hasPrefix("._") && !entry.name.hasPrefix("__MACOSX/")
   }
 
-  private static func looksLikeHealthExport(_ entry: ZipEntry, in archive: ZipArchive) throws(HealthExportError) -> Bool {
+  private static func looksLikeHealthExport(_ entry: ZipEntry, in archive: ZipArchive)
+    throws(HealthExportError) -> Bool
+  {
     let reader = try ZipEntryReader(
       archive: archive, entry: entry, verifiesChecksum: false, inputChunkSize: 64 * 1024)
     var head = [UInt8](repeating: 0, count: sniffLength)
@@ -60,7 +62,9 @@ enum HealthXMLLocator {
     if head.starts(with: [0xEF, 0xBB, 0xBF]) { index += 3 }
 
     func skipSpace() {
-      while index < end, head[index] == 0x20 || head[index] == 0x09 || head[index] == 0x0A || head[index] == 0x0D {
+      while index < end,
+        head[index] == 0x20 || head[index] == 0x09 || head[index] == 0x0A || head[index] == 0x0D
+      {
         index += 1
       }
     }

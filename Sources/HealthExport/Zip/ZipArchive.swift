@@ -45,12 +45,14 @@ struct ZipArchive: Sendable {
     }
     _ = reader.skip(22)
     guard let nameLength = reader.u16(), let extraLength = reader.u16() else {
-      throw .corruptZip(path: displayName, detail: "local header of \(entry.name) is truncated", byteOffset: offset)
+      throw .corruptZip(
+        path: displayName, detail: "local header of \(entry.name) is truncated", byteOffset: offset)
     }
     let dataOffset = offset + 30 + Int64(nameLength) + Int64(extraLength)
     guard dataOffset <= source.byteCount, entry.compressedSize <= source.byteCount - dataOffset else {
       throw .corruptZip(
-        path: displayName, detail: "data of \(entry.name) runs past the end of the file", byteOffset: dataOffset)
+        path: displayName, detail: "data of \(entry.name) runs past the end of the file",
+        byteOffset: dataOffset)
     }
     return dataOffset
   }
@@ -109,7 +111,8 @@ struct ZipArchive: Sendable {
     guard reader.skip(6),
       let totalEntries = reader.u16(), let directorySize = reader.u32(), let directoryOffset = reader.u32()
     else {
-      throw .corruptZip(path: source.displayName, detail: "truncated end of central directory", byteOffset: recordOffset)
+      throw .corruptZip(
+        path: source.displayName, detail: "truncated end of central directory", byteOffset: recordOffset)
     }
     var location = CentralDirectoryLocation(
       entryCount: UInt64(totalEntries), size: Int64(directorySize), offset: Int64(directoryOffset),
@@ -159,7 +162,8 @@ struct ZipArchive: Sendable {
       end.size <= end.endRecordOffset - end.offset
     else {
       throw .corruptZip(
-        path: source.displayName, detail: "central directory lies outside the file", byteOffset: end.endRecordOffset)
+        path: source.displayName, detail: "central directory lies outside the file",
+        byteOffset: end.endRecordOffset)
     }
     // Bytes in front of the archive (a self-extractor stub, or a stream that was
     // prefixed) shift every offset: the directory then ends right at the end record.
@@ -246,7 +250,8 @@ struct ZipArchive: Sendable {
         break
       }
     }
-    guard compressed <= UInt64(Int64.max), uncompressed <= UInt64(Int64.max), offset <= UInt64(Int64.max) else {
+    guard compressed <= UInt64(Int64.max), uncompressed <= UInt64(Int64.max), offset <= UInt64(Int64.max)
+    else {
       return nil
     }
     let (shifted, overflow) = Int64(offset).addingReportingOverflow(shift)
