@@ -52,7 +52,8 @@ while let argument = arguments.first {
   }
 }
 guard let inputPath else {
-  FileHandle.standardError.write(Data("usage: reader-benchmark export.xml|export.zip [--check] [--daily FILE]\n".utf8))
+  FileHandle.standardError.write(
+    Data("usage: reader-benchmark export.xml|export.zip [--check] [--daily FILE]\n".utf8))
   exit(2)
 }
 
@@ -80,7 +81,9 @@ for index in 0..<(check ? log.count : 0) {
 }
 let rawTotal = daily.values.reduce(0, +)
 if let dailyPath {
-  let lines = daily.keys.sorted().map { "\(LocalDate(daysSinceEpoch: $0)),\(roundedForOutput(daily[$0] ?? 0))" }
+  let lines = daily.keys.sorted().map {
+    "\(LocalDate(daysSinceEpoch: $0)),\(roundedForOutput(daily[$0] ?? 0))"
+  }
   try? (lines.joined(separator: "\n") + "\n").write(toFile: dailyPath, atomically: true, encoding: .utf8)
 }
 

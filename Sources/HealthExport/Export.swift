@@ -48,8 +48,8 @@ public enum ExportReader {
     _ input: ExportInput, into log: inout SampleLog,
     progress: (@Sendable (ExportProgress) -> Void)? = nil
   ) throws(HealthExportError) -> ExportInfo {
-    let (source, entryName) = try open(input)
-    return try read(source: source, entryName: entryName, into: &log, progress: progress)
+    let opened = try open(input)
+    return try read(source: opened.source, entryName: opened.entryName, into: &log, progress: progress)
   }
 
   /// Calls `body` with every top-level `<Record>` of the given types, in file
@@ -68,8 +68,8 @@ public enum ExportReader {
   public static func forEachRecord(
     in input: ExportInput, types: Set<String>?, _ body: (ExportRecord) throws -> Void
   ) throws {
-    let (source, entryName) = try open(input)
-    var decoder = ExportDecoder(source: source, mode: .records(types), xmlEntryName: entryName)
+    let opened = try open(input)
+    var decoder = ExportDecoder(source: opened.source, mode: .records(types), xmlEntryName: opened.entryName)
     while case .record(let record) = try decoder.step() {
       try body(record)
     }
@@ -99,28 +99,34 @@ public enum ExportReader {
   /// `PK\u{5}\u{6}` for an empty one), never by its name: an `export.xml`
   /// renamed to `.zip` is still read, and a `.zip` that is neither a zip nor
   /// XML is reported as ``HealthExportError/notAZip(path:)``.
-  private static func open(_ input: ExportInput) throws(HealthExportError) -> (any ByteChunkSource, String?) {
+  private static func open(_ input: ExportInput) throws(HealthExportError) -> Opened {
     switch input {
     case .standardInput:
-      return (FileChunkSource.standardInput(), nil)
+      return Opened(source: FileChunkSource.standardInput())
     case .path(let path):
-      if path == "-" { return (FileChunkSource.standardInput(), nil) }
-      // Pipes and devices cannot be searched for a zip directory: read them as XML.
-      guard try isRegularFile(path) else { return (try FileChunkSource(path: path), nil) }
-      let file = try FileByteSource(path: path)
-      let head = try file.readBytes(at: 0, count: Int(min(file.byteCount, 64)), what: "file signature")
-      switch classify(head[...], name: path) {
-      case .zip: return try openZip(ZipArchive(source: file))
-      case .xml: return (try FileChunkSource(path: path), nil)
-      case .notAZip: throw .notAZip(path: path)
-      }
+      return try openPath(path)
     case .data(let data, let name):
-      switch classify(ArraySlice(data.prefix(64)), name: name) {
-      case .zip: return try openZip(ZipArchive(source: MemoryByteSource(data, displayName: name)))
-      case .xml: return (MemoryChunkSource(data, displayName: name), nil)
-      case .notAZip: throw .notAZip(path: name)
-      }
+      return try openData(data, name: name)
     }
+  }
+
+  private static func openPath(_ path: String) throws(HealthExportError) -> Opened {
+    if path == "-" { return Opened(source: FileChunkSource.standardInput()) }
+    // Pipes and devices cannot be searched for a zip directory: read them as XML.
+    guard try isRegularFile(path) else { return Opened(source: try FileChunkSource(path: path)) }
+    let file = try FileByteSource(path: path)
+    let head = try file.readBytes(at: 0, count: Int(min(file.byteCount, 64)), what: "file signature")
+    let kind = classify(head[...], name: path)
+    if kind == .zip { return try openZip(ZipArchive(source: file)) }
+    if kind == .notAZip { throw .notAZip(path: path) }
+    return Opened(source: try FileChunkSource(path: path))
+  }
+
+  private static func openData(_ data: Data, name: String) throws(HealthExportError) -> Opened {
+    let kind = classify(ArraySlice(data.prefix(64)), name: name)
+    if kind == .zip { return try openZip(ZipArchive(source: MemoryByteSource(data, displayName: name))) }
+    if kind == .notAZip { throw .notAZip(path: name) }
+    return Opened(source: MemoryChunkSource(data, displayName: name))
   }
 
   /// Whether `path` names a regular file (following symbolic links).
@@ -129,11 +135,19 @@ public enum ExportReader {
     guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: PlatformError.lastMessage()) }
     defer { close(descriptor) }
     var info = stat()
-    guard fstat(descriptor, &info) == 0 else { throw .cannotOpen(path: path, reason: PlatformError.lastMessage()) }
+    guard fstat(descriptor, &info) == 0 else {
+      throw .cannotOpen(path: path, reason: PlatformError.lastMessage())
+    }
     return (info.st_mode & S_IFMT) == S_IFREG
   }
 
   private enum Kind { case zip, xml, notAZip }
+
+  /// A source to scan and the zip entry it reads, if any.
+  private struct Opened {
+    var source: any ByteChunkSource
+    var entryName: String?
+  }
 
   /// Decides by content; the name only picks the error for unreadable bytes.
   private static func classify(_ head: ArraySlice<UInt8>, name: String) -> Kind {
@@ -149,8 +163,8 @@ public enum ExportReader {
     return name.lowercased().hasSuffix(".zip") ? .notAZip : .xml
   }
 
-  private static func openZip(_ archive: ZipArchive) throws(HealthExportError) -> (any ByteChunkSource, String?) {
+  private static func openZip(_ archive: ZipArchive) throws(HealthExportError) -> Opened {
     let entry = try HealthXMLLocator.healthExportEntry(in: archive)
-    return (try ZipEntryChunkSource(archive: archive, entry: entry), entry.name)
+    return Opened(source: try ZipEntryChunkSource(archive: archive, entry: entry), entryName: entry.name)
   }
 }

@@ -64,7 +64,9 @@ struct ExportFixtureTests {
   func forEachRecordOnFixture() throws {
     let data = try ExportTestSupport.fixture("hk2sqlite-export.xml")
     var records: [ExportRecord] = []
-    try ExportReader.forEachRecord(in: .data(data, name: "export.xml"), types: ["HKQuantityTypeIdentifierHeartRate"]) {
+    try ExportReader.forEachRecord(
+      in: .data(data, name: "export.xml"), types: ["HKQuantityTypeIdentifierHeartRate"]
+    ) {
       records.append($0)
     }
     #expect(records.count == 1)
@@ -73,9 +75,11 @@ struct ExportFixtureTests {
     #expect(record.sourceName == "Apple\u{00A0}Watch")
     #expect(
       record.deviceDescription
-        == "<<HKDevice: 0x282a45810>, name:Apple Watch, manufacturer:Apple, model:Watch, hardware:Watch2,4, software:4.3.1>")
+        == "<<HKDevice: 0x282a45810>, name:Apple Watch, manufacturer:Apple, model:Watch, hardware:Watch2,4, software:4.3.1>"
+    )
     #expect(record.device?.hardware == "Watch2,4")
-    #expect(record.metadata == [ExportRecord.MetadataEntry(key: "HKMetadataKeyHeartRateMotionContext", value: "0")])
+    #expect(
+      record.metadata == [ExportRecord.MetadataEntry(key: "HKMetadataKeyHeartRateMotionContext", value: "0")])
     #expect(record.location.line == 11)
     #expect(record.location.column == 5)
 
@@ -83,7 +87,9 @@ struct ExportFixtureTests {
     try ExportReader.forEachRecord(in: .data(data, name: "export.xml"), types: nil) { all.append($0.type) }
     #expect(all == ["HKQuantityTypeIdentifierBodyMassIndex", "HKQuantityTypeIdentifierHeartRate"])
     var withingsLink: String?
-    try ExportReader.forEachRecord(in: .data(data, name: "export.xml"), types: ["HKQuantityTypeIdentifierBodyMassIndex"]) {
+    try ExportReader.forEachRecord(
+      in: .data(data, name: "export.xml"), types: ["HKQuantityTypeIdentifierBodyMassIndex"]
+    ) {
       withingsLink = $0.metadata.first { $0.key == "Withings Link" }?.value
       #expect(!$0.isUserEntered)
     }

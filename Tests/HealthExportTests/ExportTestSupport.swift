@@ -42,7 +42,9 @@ enum ExportTestSupport {
     _ xml: String, bufferBytes: Int = 1 << 16, chunkSize: Int = Int.max,
     maximumTokenBytes: Int = XMLScanner.defaultMaximumTokenBytes
   ) throws(HealthExportError) -> ReadOutcome {
-    try read(bytes: Array(xml.utf8), bufferBytes: bufferBytes, chunkSize: chunkSize, maximumTokenBytes: maximumTokenBytes)
+    try read(
+      bytes: Array(xml.utf8), bufferBytes: bufferBytes, chunkSize: chunkSize,
+      maximumTokenBytes: maximumTokenBytes)
   }
 
   static func read(
@@ -57,7 +59,8 @@ enum ExportTestSupport {
   }
 
   /// The error reading `xml` throws, or `nil`.
-  static func error(_ xml: String, bufferBytes: Int = 1 << 16, chunkSize: Int = Int.max) -> HealthExportError? {
+  static func error(_ xml: String, bufferBytes: Int = 1 << 16, chunkSize: Int = Int.max) -> HealthExportError?
+  {
     do {
       _ = try read(xml, bufferBytes: bufferBytes, chunkSize: chunkSize)
       return nil

@@ -12,7 +12,8 @@ struct MalformedXMLTests {
     (
       "mismatched end tag",
       "<HealthData locale=\"en\">\n <Workout>\n  <WorkoutEvent type=\"x\">\n </Workout>\n</HealthData>",
-      .malformedXML(file: "export.xml", line: 4, column: 2, detail: "end tag </Workout> does not match <WorkoutEvent>")
+      .malformedXML(
+        file: "export.xml", line: 4, column: 2, detail: "end tag </Workout> does not match <WorkoutEvent>")
     ),
     (
       "'<' in an attribute value",
@@ -51,12 +52,14 @@ struct MalformedXMLTests {
     (
       "unquoted attribute value",
       "<HealthData locale=en>\n</HealthData>",
-      .malformedXML(file: "export.xml", line: 1, column: 20, detail: "the value of attribute 'locale' is not quoted")
+      .malformedXML(
+        file: "export.xml", line: 1, column: 20, detail: "the value of attribute 'locale' is not quoted")
     ),
     (
       "end tag with nothing open",
       "<HealthData locale=\"en\"/>\n</HealthData>",
-      .malformedXML(file: "export.xml", line: 2, column: 1, detail: "end tag </HealthData> with no open element")
+      .malformedXML(
+        file: "export.xml", line: 2, column: 1, detail: "end tag </HealthData> with no open element")
     ),
     (
       "text after the root",
@@ -108,7 +111,8 @@ struct MalformedXMLTests {
   func malformedInTinyPieces(index: Int) {
     let (_, xml, expected) = Self.cases[index]
     for (buffer, chunk) in [(4, 1), (7, 7), (64, 3), (16, 64)] {
-      #expect(T.error(xml, bufferBytes: buffer, chunkSize: chunk) == expected, "buffer \(buffer), chunk \(chunk)")
+      #expect(
+        T.error(xml, bufferBytes: buffer, chunkSize: chunk) == expected, "buffer \(buffer), chunk \(chunk)")
     }
   }
 

@@ -33,7 +33,10 @@ struct RecordParsingTests {
 
   @Test(
     "Values parse exactly as Double(String) does",
-    arguments: ["0", "812", "0.00288", "0.0059", "12.5", "-3", "1e-05", "1.5E3", "123456789012345678", "0.1", "7.000000000000001"])
+    arguments: [
+      "0", "812", "0.00288", "0.0059", "12.5", "-3", "1e-05", "1.5E3", "123456789012345678", "0.1",
+      "7.000000000000001",
+    ])
   func numbers(text: String) {
     var copy = text
     let parsed = copy.withUTF8 { DecimalParser.parse($0) }

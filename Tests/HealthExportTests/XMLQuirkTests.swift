@@ -41,7 +41,8 @@ struct XMLQuirkTests {
 
   @Test("CDATA sections are skipped whole")
   func cdata() throws {
-    let body = " <Workout sourceName=\"W\"><![CDATA[ " + T.steps("1000") + " ]] ] ]]></Workout>\n" + T.steps("4")
+    let body =
+      " <Workout sourceName=\"W\"><![CDATA[ " + T.steps("1000") + " ]] ] ]]></Workout>\n" + T.steps("4")
     let outcome = try T.read(T.export(body))
     #expect(T.stepTotal(outcome.samples) == 4)
   }
@@ -84,7 +85,8 @@ struct XMLQuirkTests {
       T.steps("3", source: "Lin’s Apple Watch &#38; co", device: device),
     ].joined(separator: "\n")
     var log = SampleLog()
-    _ = try ExportReader.read(source: ChunkedSource(Array(T.export(body).utf8), chunkSize: 1 << 20), into: &log)
+    _ = try ExportReader.read(
+      source: ChunkedSource(Array(T.export(body).utf8), chunkSize: 1 << 20), into: &log)
     #expect(log.count == 3)
     #expect(log.sourceNames == ["Lin’s Apple Watch & co"])
     #expect(log.origins.count == 1)
@@ -109,9 +111,11 @@ struct XMLQuirkTests {
     #expect(outcome.info.stepAndDistanceRecords == 1)
   }
 
-  @Test("HKWasUserEntered metadata marks a record user-entered", arguments: [
-    ("1", true), ("0", false), ("YES", true), ("true", true), ("no", false),
-  ])
+  @Test(
+    "HKWasUserEntered metadata marks a record user-entered",
+    arguments: [
+      ("1", true), ("0", false), ("YES", true), ("true", true), ("no", false),
+    ])
   func userEntered(value: String, expected: Bool) throws {
     let body = """
        <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Health" unit="count" startDate="2024-02-29 08:00:00 +0800" endDate="2024-02-29 08:00:00 +0800" value="500">
@@ -124,9 +128,12 @@ struct XMLQuirkTests {
     #expect(outcome.info.userEnteredRecords == (expected ? 1 : 0))
   }
 
-  @Test("Distance units are converted to metres", arguments: [
-    ("km", 2.5, 2500.0), ("m", 2.5, 2.5), ("mi", 2.0, 3218.688), ("ft", 10.0, 3.048), ("yd", 1.0, 0.9144), ("cm", 250.0, 2.5),
-  ])
+  @Test(
+    "Distance units are converted to metres",
+    arguments: [
+      ("km", 2.5, 2500.0), ("m", 2.5, 2.5), ("mi", 2.0, 3218.688), ("ft", 10.0, 3.048), ("yd", 1.0, 0.9144),
+      ("cm", 250.0, 2.5),
+    ])
   func distanceUnits(unit: String, value: Double, metres: Double) throws {
     let body =
       " <Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"iPhone\" unit=\"\(unit)\" startDate=\"2024-02-29 08:00:00 +0800\" endDate=\"2024-02-29 08:10:00 +0800\" value=\"\(value)\"/>"
@@ -154,7 +161,9 @@ struct XMLQuirkTests {
     #expect(outcome.samples.map(\.value) == [40])
     #expect(outcome.invalid.count == 6)
     #expect(outcome.info.invalidRecords == 6)
-    let found = outcome.invalid.examples.map { "\($0.location?.line ?? 0):\($0.location?.column ?? 0) \($0.reason)" }
+    let found = outcome.invalid.examples.map {
+      "\($0.location?.line ?? 0):\($0.location?.column ?? 0) \($0.reason)"
+    }
     #expect(
       found == [
         "2:2 unreadable date '2024-02-30 08:00:00 +0800'",
@@ -181,7 +190,9 @@ struct XMLQuirkTests {
   @Test("A large attribute in a skipped record is read; one beyond the limit is an error")
   func largeAttribute() throws {
     let big = String(repeating: "x", count: 3 << 20)
-    let body = " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"\(big)\" value=\"1\"/>\n" + T.steps("2")
+    let body =
+      " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"\(big)\" value=\"1\"/>\n"
+      + T.steps("2")
     let outcome = try T.read(T.export(body), bufferBytes: 4096)
     #expect(T.stepTotal(outcome.samples) == 2)
     #expect(throws: HealthExportError.tokenTooLarge(file: "export.xml", line: 4, column: 2, limit: 1 << 20)) {
@@ -191,10 +202,12 @@ struct XMLQuirkTests {
 
   @Test("A 100 MB attribute stops at the 64 MiB limit with a clear error")
   func hundredMegabyteAttribute() throws {
-    var bytes = Array("<HealthData locale=\"en\">\n <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"".utf8)
+    var bytes = Array(
+      "<HealthData locale=\"en\">\n <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"".utf8)
     bytes += [UInt8](repeating: 0x61, count: 100_000_000)
     bytes += Array("\"/></HealthData>".utf8)
-    #expect(throws: HealthExportError.tokenTooLarge(file: "export.xml", line: 2, column: 2, limit: 64 << 20)) {
+    #expect(throws: HealthExportError.tokenTooLarge(file: "export.xml", line: 2, column: 2, limit: 64 << 20))
+    {
       _ = try T.read(bytes: bytes, bufferBytes: 4 << 20)
     }
   }

@@ -163,7 +163,9 @@ struct ExportDecoder: ~Copyable {
         info.me.bloodType = value
       } else if scanner.attributeNameIs(attribute, "HKCharacteristicTypeIdentifierFitzpatrickSkinType") {
         info.me.fitzpatrickSkinType = value
-      } else if scanner.attributeNameIs(attribute, "HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse") {
+      } else if scanner.attributeNameIs(
+        attribute, "HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse")
+      {
         info.me.cardioFitnessMedicationsUse = value
       }
     }
@@ -298,7 +300,8 @@ struct ExportDecoder: ~Copyable {
     if sample.userEntered { info.userEnteredRecords += 1 }
     let location: SourceLocation? =
       Self.mayBeRejected(sample)
-      ? SourceLocation(file: info.fileName, line: sample.line, column: sample.column, byteOffset: sample.byteOffset)
+      ? SourceLocation(
+        file: info.fileName, line: sample.line, column: sample.column, byteOffset: sample.byteOffset)
       : nil
     let stored = log.append(
       kind: sample.kind, startMs: sample.startMs, endMs: sample.endMs, value: sample.value,

@@ -1,3 +1,5 @@
+import StepKitCore
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import StepKitCore
 
 /// Maps the raw bytes of a record's `sourceName` and `device` attributes to
 /// the ``OriginID`` the log gave them, so that strings are built and device
@@ -52,7 +53,9 @@ struct OriginCache {
   }
 
   /// Remembers `origin` for these bytes.
-  mutating func insert(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?, origin: OriginID) {
+  mutating func insert(
+    source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?, origin: OriginID
+  ) {
     let hash = Self.hash(source, device)
     let entry = Entry(
       hash: hash, keyStart: keyBytes.count, sourceLength: source.count, deviceLength: device?.count ?? -1,
@@ -78,11 +81,17 @@ struct OriginCache {
   }
 
   @inline(__always)
-  private func matches(_ entry: Entry, _ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>?) -> Bool {
-    guard entry.sourceLength == source.count, entry.deviceLength == (device?.count ?? -1) else { return false }
+  private func matches(
+    _ entry: Entry, _ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>?
+  ) -> Bool {
+    guard entry.sourceLength == source.count, entry.deviceLength == (device?.count ?? -1) else {
+      return false
+    }
     return keyBytes.withUnsafeBufferPointer { keys in
       guard let base = keys.baseAddress else { return source.isEmpty && (device?.isEmpty ?? true) }
-      if source.count > 0, memcmp(base + entry.keyStart, source.baseAddress!, source.count) != 0 { return false }
+      if source.count > 0, memcmp(base + entry.keyStart, source.baseAddress!, source.count) != 0 {
+        return false
+      }
       if let device, device.count > 0,
         memcmp(base + entry.keyStart + source.count, device.baseAddress!, device.count) != 0
       {
@@ -93,8 +102,11 @@ struct OriginCache {
   }
 
   @inline(__always)
-  private static func hash(_ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>?) -> UInt64 {
-    var h = mix(0x9E37_79B9_7F4A_7C15, UInt64(source.count) &+ UInt64(bitPattern: Int64(device?.count ?? -1)) << 32)
+  private static func hash(_ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>?)
+    -> UInt64
+  {
+    var h = mix(
+      0x9E37_79B9_7F4A_7C15, UInt64(source.count) &+ UInt64(bitPattern: Int64(device?.count ?? -1)) << 32)
     h = mix(h, words(source))
     if let device { h = mix(h, words(device)) }
     return h ^ (h >> 31)

@@ -26,7 +26,8 @@ enum ByteScanning {
   /// block where the two differ (tabs, carriage returns, stray controls) is
   /// looked at byte by byte.
   @inline(__always)
-  static func countLinesAndControls(_ base: UnsafePointer<UInt8>, _ count: Int) -> (lines: Int, controls: Int) {
+  static func countLinesAndControls(_ base: UnsafePointer<UInt8>, _ count: Int) -> (lines: Int, controls: Int)
+  {
     var lines = 0
     var controls = 0
     var i = 0

@@ -79,7 +79,8 @@ extension XMLScanner {
   /// The raw bytes of the attribute's value (valid until the next token).
   @inline(__always)
   func rawValue(_ attribute: XMLAttribute) -> UnsafeBufferPointer<UInt8> {
-    UnsafeBufferPointer(start: buffer + attribute.valueStart, count: attribute.valueEnd - attribute.valueStart)
+    UnsafeBufferPointer(
+      start: buffer + attribute.valueStart, count: attribute.valueEnd - attribute.valueStart)
   }
 
   /// The attribute's value with entity and character references decoded.
@@ -137,7 +138,8 @@ extension XMLScanner {
             digits += 1
           }
         }
-        guard valid, digits > 0, digits <= 8, scalarValue != 0, let scalar = Unicode.Scalar(scalarValue) else {
+        guard valid, digits > 0, digits <= 8, scalarValue != 0, let scalar = Unicode.Scalar(scalarValue)
+        else {
           throw malformed(at: i, "invalid character reference '\(text(i, semicolon + 1))'")
         }
         decoded.append(contentsOf: String(scalar).utf8)
@@ -150,7 +152,8 @@ extension XMLScanner {
         case 4 where ByteScanning.matches(buffer, at: nameStart, limit: semicolon, "quot"): replacement = 34
         case 4 where ByteScanning.matches(buffer, at: nameStart, limit: semicolon, "apos"): replacement = 39
         default:
-          throw malformed(at: i, "unknown entity '\(text(i, semicolon + 1))' (only the five predefined ones are read)")
+          throw malformed(
+            at: i, "unknown entity '\(text(i, semicolon + 1))' (only the five predefined ones are read)")
         }
         decoded.append(replacement)
       }

@@ -1,3 +1,5 @@
+import StepKitCore
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import StepKitCore
 
 /// What ``XMLScanner/next()`` found.
 enum XMLToken {
@@ -327,7 +328,8 @@ struct XMLScanner: ~Copyable {
     let topLength = stackEnds[depth - 1] - topStart
     let length = nameEnd - (lt + 2)
     guard length == topLength, memcmp(buffer + lt + 2, stackBytes + topStart, length) == 0 else {
-      let expected = String(decoding: UnsafeBufferPointer(start: stackBytes + topStart, count: topLength), as: UTF8.self)
+      let expected = String(
+        decoding: UnsafeBufferPointer(start: stackBytes + topStart, count: topLength), as: UTF8.self)
       throw malformed(at: lt, "end tag </\(text(lt + 2, nameEnd))> does not match <\(expected)>")
     }
     tagStart = lt
@@ -358,7 +360,9 @@ struct XMLScanner: ~Copyable {
       return .skipped
     }
     if ByteScanning.matches(buffer, at: lt, limit: end, "<!DOCTYPE") {
-      guard !rootSeen, !doctypeSeen else { throw malformed(at: lt, "a DOCTYPE declaration in the wrong place") }
+      guard !rootSeen, !doctypeSeen else {
+        throw malformed(at: lt, "a DOCTYPE declaration in the wrong place")
+      }
       guard let close = try findDoctypeEnd(from: lt + 9) else { return .needMore }
       doctypeSeen = true
       pos = close + 1
