@@ -112,7 +112,9 @@ struct XMLScanner: ~Copyable {
     self.source = source
     self.fileName = source.displayName
     self.maximumTokenBytes = max(maximumTokenBytes, 16)
-    capacity = max(bufferBytes, 4)
+    // A small input needs no more than its own size (plus room to see its end).
+    let expected = source.expectedByteCount.map { Int(clamping: $0) + 16 } ?? bufferBytes
+    capacity = max(min(bufferBytes, expected), 4)
     buffer = .allocate(capacity: capacity)
     stackBytes = .allocate(capacity: stackBytesCapacity)
     stackEnds = .allocate(capacity: stackEndsCapacity)
