@@ -134,6 +134,22 @@ struct ZipArchiveTests {
     #expect(archive.entries[0].hasUTF8Flag == utf8Flag)
   }
 
+  @Test("An Info-ZIP Unicode path field names the entry; junk extra fields are ignored")
+  func unicodePathField() throws {
+    let unicode = Array("apple_health_export/导出.xml".utf8)
+    var field: [UInt8] = [0x75, 0x70]
+    field += [UInt8((unicode.count + 5) & 0xFF), UInt8((unicode.count + 5) >> 8), 1, 0, 0, 0, 0]
+    field += unicode
+    var writer = ZipTestWriter()
+    writer.add(
+      "ignored", ZipTestSupport.healthXML,
+      .init(utf8Flag: false, rawName: Array("apple_health_export/?.xml".utf8), centralExtra: field))
+    writer.add("b.txt", "x", .init(centralExtra: [0xFE, 0xCA, 0xFF, 0x00, 1]))
+    let archive = try ZipTestSupport.archive(writer.finished())
+    #expect(archive.entries.map(\.name) == ["apple_health_export/导出.xml", "b.txt"])
+    #expect(try HealthXMLLocator.healthExportEntry(in: archive).name == "apple_health_export/导出.xml")
+  }
+
   @Test("Not a zip", arguments: [[], Array("<HealthData/>".utf8), [UInt8](repeating: 0x50, count: 100)])
   func notAZip(bytes: [UInt8]) {
     #expect(throws: HealthExportError.notAZip(path: "export.zip")) {

@@ -28,6 +28,8 @@ struct ZipTestWriter {
     var methodNumberOverride: UInt16? = nil
     /// Extra general-purpose flag bits.
     var extraFlags: UInt16 = 0
+    /// Extra field bytes in the central directory record only (after any ZIP64 field).
+    var centralExtra: [UInt8] = []
     /// Keeps only this many compressed bytes (a truncated stream), with sizes written to match.
     var truncateCompressedTo: Int? = nil
   }
@@ -41,6 +43,7 @@ struct ZipTestWriter {
     var uncompressedSize: Int
     var offset: Int
     var zip64: Bool
+    var extra: [UInt8]
   }
 
   private(set) var bytes: [UInt8] = []
@@ -115,7 +118,8 @@ struct ZipTestWriter {
     centrals.append(
       Central(
         nameBytes: nameBytes, flags: flags, method: method, crc: crc, compressedSize: data.count,
-        uncompressedSize: uncompressedSize, offset: offset, zip64: options.zip64))
+        uncompressedSize: uncompressedSize, offset: offset, zip64: options.zip64,
+        extra: options.centralExtra))
   }
 
   /// Appends the central directory and end records.
@@ -139,7 +143,7 @@ struct ZipTestWriter {
       writer.put32(central.zip64 ? 0xFFFF_FFFF : UInt32(central.compressedSize))
       writer.put32(central.zip64 ? 0xFFFF_FFFF : UInt32(central.uncompressedSize))
       writer.put16(UInt16(central.nameBytes.count))
-      writer.put16(central.zip64 ? 28 : 0)
+      writer.put16(UInt16((central.zip64 ? 28 : 0) + central.extra.count))
       writer.put16(0)  // comment
       writer.put16(0)  // disk
       writer.put16(0)  // internal attributes
@@ -153,6 +157,7 @@ struct ZipTestWriter {
         writer.put64(UInt64(central.compressedSize))
         writer.put64(UInt64(central.offset))
       }
+      writer.bytes += central.extra
     }
     let directorySize = writer.bytes.count - directoryStart
     if zip64End {
