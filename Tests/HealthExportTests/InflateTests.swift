@@ -96,8 +96,10 @@ struct InflateTests {
     #expect(try source.nextChunk() == nil)
   }
 
-  @Test("Stopping early stops the inflating thread and frees the ring")
+  @Test("Stopping early ends the inflating thread before returning, freeing the ring")
   func earlyStop() throws {
+    // Regression: the zip fuzzer's leak check once caught the producer still
+    // holding the archive after the consumer had let go; stopping now joins it.
     let text = ZipTestSupport.sampleText(lines: 50_000)
     var writer = ZipTestWriter()
     writer.add("a.xml", text)
@@ -115,13 +117,7 @@ struct InflateTests {
           #expect(try source.nextChunk() == nil)
         }
       }
-      // The producer holds the ring until it notices; it must notice promptly.
-      var waited = 0
-      while pipeline != nil, waited < 1000 {
-        usleep(10_000)
-        waited += 1
-      }
-      #expect(pipeline == nil, "the inflating thread did not stop")
+      #expect(pipeline == nil, "the inflating thread still holds the ring")
     }
   }
 
