@@ -72,7 +72,7 @@ final class ZipEntryChunkSource: ByteChunkSource {
         }
         pipeline.deliver(index: index, count: count)
       } catch {
-        pipeline.fail(error, returning: index)
+        pipeline.fail(HealthExportError(wrapping: error, path: reader.displayName), returning: index)
         return
       }
     }

@@ -27,7 +27,7 @@ enum HealthXMLLocator {
       do {
         if try looksLikeHealthExport(entry, in: archive) { return entry }
       } catch {
-        if firstError == nil { firstError = error }
+        if firstError == nil { firstError = HealthExportError(wrapping: error, path: archive.displayName) }
       }
     }
     if let firstError { throw firstError }
