@@ -5,20 +5,40 @@ let package = Package(
   name: "StepKit",
   platforms: [.iOS(.v15), .macOS(.v13), .watchOS(.v8)],
   products: [
-    .library(name: "StepKitCore", targets: ["StepKitCore"])
+    .library(name: "StepKitCore", targets: ["StepKitCore"]),
+    .library(name: "HealthExport", targets: ["HealthExport"]),
   ],
   targets: [
     // The counting engine: pure Swift, Foundation only, no I/O. COUNTING.md lives here.
     .target(name: "StepKitCore"),
     .testTarget(name: "StepKitCoreTests", dependencies: ["StepKitCore"]),
+
+    // System zlib (Debian zlib1g-dev; the SDK's libz on Apple platforms).
+    .systemLibrary(
+      name: "CZlib",
+      providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+    ),
+    // Reads Apple Health exports (export.zip / export.xml) as a stream.
+    .target(name: "HealthExport", dependencies: ["StepKitCore", "CZlib"]),
+    .testTarget(
+      name: "HealthExportTests", dependencies: ["HealthExport", "CZlib", "export-generator"], resources: [.copy("Fixtures")]),
+    // Writes deterministic, realistic Apple Health exports (export.xml / export.zip) for tests,
+    // the demo and benchmarks.
+    .executableTarget(name: "export-generator", dependencies: ["CZlib"], path: "Benchmarks/ExportGenerator"),
+    // Release benchmark of reading export.zip: the inflate pipeline against a bare zlib loop.
+    .executableTarget(
+      name: "zip-benchmark", dependencies: ["HealthExport", "CZlib"], path: "Benchmarks/ZipBenchmark"),
     // Release benchmark of the engine alone (not part of the tests).
     .executableTarget(
       name: "core-benchmark", dependencies: ["StepKitCore"], path: "Benchmarks/CoreBenchmark"),
+    // Release benchmark of the export reader (Benchmarks/run-benchmarks.sh compares it with peers).
+    .executableTarget(
+      name: "reader-benchmark", dependencies: ["HealthExport", "StepKitCore"], path: "Benchmarks/ReaderBenchmark"),
   ]
 )
 
 // Swift 6 language mode and strict concurrency for every target, set in one place.
-for target in package.targets {
+for target in package.targets where target.type != .system {
   var settings = target.swiftSettings ?? []
   settings.append(.swiftLanguageMode(.v6))
   target.swiftSettings = settings

@@ -1,0 +1,159 @@
+// Measures how fast an export.zip's Health XML entry can be read:
+//
+//   swift build -c release --product zip-benchmark
+//   zip-benchmark export.zip [--runs N]
+//
+// For each run it prints MB/s of inflated output for
+//   bare     — a plain zlib loop on this thread: pread 1 MiB, inflate into a 1 MiB buffer, no CRC
+//              (the floor: zlib's own raw inflate speed for this entry);
+//   pipeline — ExportArchive.forEachChunk: inflate on the producer thread into a ring of
+//              1 MiB buffers, CRC-32 and size checked on the consumer's side;
+// and the ratio pipeline / bare (the goal is ≥ 0.9).
+import CZlib
+import Foundation
+import HealthExport
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  try body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// Offset of the entry's data: the local header's own name and extra lengths.
+func dataOffset(path: String, localHeaderOffset: Int64, descriptor: Int32) -> Int64 {
+  var header = [UInt8](repeating: 0, count: 30)
+  _ = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 30, off_t(localHeaderOffset)) }
+  let nameLength = Int64(header[26]) | Int64(header[27]) << 8
+  let extraLength = Int64(header[28]) | Int64(header[29]) << 8
+  return localHeaderOffset + 30 + nameLength + extraLength
+}
+
+/// Finds the local header offset by scanning the central directory with the public entry list order.
+func localHeaderOffsets(path: String) -> [String: Int64] {
+  guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+  var offsets: [String: Int64] = [:]
+  data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+    let bytes = raw.bindMemory(to: UInt8.self)
+    func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+    func u32(_ at: Int) -> Int64 { Int64(u16(at)) | Int64(u16(at + 2)) << 16 }
+    func u64(_ at: Int) -> Int64 { u32(at) | u32(at + 4) << 32 }
+    var position = bytes.count - 22
+    while position > 0, u32(position) != 0x0605_4b50 { position -= 1 }
+    var directory = u32(position + 16)
+    if directory == 0xFFFF_FFFF, u32(position - 20) == 0x0706_4b50 {
+      directory = u64(Int(u64(position - 12)) + 48)
+    }
+    var index = Int(directory)
+    while index + 46 <= bytes.count, u32(index) == 0x0201_4b50 {
+      let nameLength = u16(index + 28)
+      let extraLength = u16(index + 30)
+      let commentLength = u16(index + 32)
+      let name = String(
+        decoding: UnsafeBufferPointer(rebasing: bytes[(index + 46)..<(index + 46 + nameLength)]),
+        as: UTF8.self)
+      var offset = u32(index + 42)
+      if offset == 0xFFFF_FFFF {
+        // ZIP64 extra: the saturated fields in order; take the last 8 bytes of the field.
+        var extra = index + 46 + nameLength
+        let end = extra + extraLength
+        while extra + 4 <= end {
+          let id = u16(extra)
+          let size = u16(extra + 2)
+          if id == 1 { offset = u64(extra + 4 + size - 8) }
+          extra += 4 + size
+        }
+      }
+      offsets[name] = offset
+      index += 46 + nameLength + extraLength + commentLength
+    }
+  }
+  return offsets
+}
+
+func bareInflate(path: String, dataOffset: Int64, compressedSize: Int64) -> Int64 {
+  let descriptor = open(path, O_RDONLY)
+  defer { close(descriptor) }
+  let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+  stream.initialize(to: z_stream())
+  defer {
+    inflateEnd(stream)
+    stream.deallocate()
+  }
+  inflateInit2_(stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+  let chunk = 1 << 20
+  let input = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+  let output = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+  defer {
+    input.deallocate()
+    output.deallocate()
+  }
+  var offset = dataOffset
+  var remaining = compressedSize
+  var produced: Int64 = 0
+  var ended = false
+  while !ended {
+    if stream.pointee.avail_in == 0 {
+      guard remaining > 0 else { break }
+      let got = pread(descriptor, input, Int(min(Int64(chunk), remaining)), off_t(offset))
+      guard got > 0 else { break }
+      offset += Int64(got)
+      remaining -= Int64(got)
+      stream.pointee.next_in = input
+      stream.pointee.avail_in = uInt(got)
+    }
+    stream.pointee.next_out = output
+    stream.pointee.avail_out = uInt(chunk)
+    let status = inflate(stream, Z_NO_FLUSH)
+    produced += Int64(chunk - Int(stream.pointee.avail_out))
+    if status == Z_STREAM_END { ended = true }
+    if status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR { break }
+  }
+  return produced
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var runs = 3
+if let index = arguments.firstIndex(of: "--runs"), index + 1 < arguments.count,
+  let value = Int(arguments[index + 1])
+{
+  runs = value
+  arguments.removeSubrange(index...(index + 1))
+}
+guard let path = arguments.first else {
+  FileHandle.standardError.write(Data("usage: zip-benchmark export.zip [--runs N]\n".utf8))
+  exit(2)
+}
+do {
+  let archive = try ExportArchive(path: path)
+  let entry = try archive.healthExportEntry()
+  guard let headerOffset = localHeaderOffsets(path: path)[entry.name] else {
+    FileHandle.standardError.write(Data("zip-benchmark: cannot find \(entry.name)'s local header\n".utf8))
+    exit(1)
+  }
+  let descriptor = open(path, O_RDONLY)
+  let start = dataOffset(path: path, localHeaderOffset: headerOffset, descriptor: descriptor)
+  close(descriptor)
+  let megabytes = Double(entry.uncompressedSize) / 1e6
+  print("entry=\(entry.name) compressed=\(entry.compressedSize) uncompressed=\(entry.uncompressedSize)")
+  for run in 1...runs {
+    var bareBytes: Int64 = 0
+    let bare = seconds {
+      bareBytes = bareInflate(path: path, dataOffset: start, compressedSize: entry.compressedSize)
+    }
+    var pipelineBytes: Int64 = 0
+    let pipeline = try seconds { pipelineBytes = try archive.forEachChunk(of: entry) { _ in true } }
+    guard bareBytes == entry.uncompressedSize, pipelineBytes == entry.uncompressedSize else {
+      FileHandle.standardError.write(
+        Data("zip-benchmark: size mismatch \(bareBytes) \(pipelineBytes)\n".utf8))
+      exit(1)
+    }
+    print(
+      String(
+        format: "run=%d bare_mb_per_s=%.0f pipeline_mb_per_s=%.0f ratio=%.3f bare_s=%.3f pipeline_s=%.3f",
+        run,
+        megabytes / bare, megabytes / pipeline, bare / pipeline, bare, pipeline))
+  }
+} catch {
+  FileHandle.standardError.write(Data("zip-benchmark: \(error.localizedDescription)\n".utf8))
+  exit(1)
+}

@@ -1,0 +1,170 @@
+import Foundation
+import StepKitCore
+
+/// Where an Apple Health export comes from.
+public enum ExportInput: Sendable {
+  /// A file: an `export.zip` (recognised by its content, whatever its name)
+  /// or an unpacked `export.xml`.
+  case path(String)
+  /// Standard input, holding export XML (`stepkit … -`).
+  case standardInput
+  /// Bytes in memory, a zip archive or XML; `name` is used in locations and errors.
+  case data(Data, name: String)
+}
+
+/// Reads Apple Health exports as a stream, in bounded memory.
+///
+/// The reader never loads the file whole: a zip entry is inflated on a
+/// thread of its own while a byte-level scanner works through the XML in
+/// 4 MiB pieces. It tolerates what real exports contain (the broken DTD of
+/// iOS 16, stray control characters, localized entry names) and stops at
+/// malformed XML with the file, line and column.
+///
+/// ```swift
+/// var log = SampleLog()
+/// let info = try ExportReader.read(.path("export.zip"), into: &log)
+/// let tally = log.tally(CountingOptions(unit: .day))
+/// print(info.stepAndDistanceRecords, tally.total.steps)
+/// ```
+public enum ExportReader {
+  /// Reads the export (zip found by content, or XML), appending its step and
+  /// walking + running distance samples to `log`.
+  ///
+  /// Only top-level records count (records repeated inside a `<Correlation>`
+  /// are left out). Records that cannot be decoded (a bad date, value or
+  /// unit) are reported in `log.invalid` with their line and column and
+  /// reading goes on; malformed XML stops it.
+  ///
+  /// - Parameters:
+  ///   - input: The file, standard input, or bytes to read.
+  ///   - log: Receives the samples and the invalid-record report.
+  ///   - progress: Called with the bytes read so far, at most about ten times
+  ///     a second and once at the end, on the calling thread.
+  /// - Returns: What the export says about itself and what was found in it.
+  /// - Throws: ``HealthExportError``: the file cannot be opened or read, the
+  ///   archive is damaged, the XML is malformed or truncated (with line and
+  ///   column), or it is not a Health export.
+  public static func read(
+    _ input: ExportInput, into log: inout SampleLog,
+    progress: (@Sendable (ExportProgress) -> Void)? = nil
+  ) throws(HealthExportError) -> ExportInfo {
+    let opened = try open(input)
+    return try read(source: opened.source, entryName: opened.entryName, into: &log, progress: progress)
+  }
+
+  /// Calls `body` with every top-level `<Record>` of the given types, in file
+  /// order, with its attributes and metadata decoded.
+  ///
+  /// Use it for record types the counting engine does not handle (heart
+  /// rate, energy, sleep). Records of other types are skipped cheaply.
+  ///
+  /// - Parameters:
+  ///   - input: The file, standard input, or bytes to read.
+  ///   - types: The `type` values to yield (`HKQuantityTypeIdentifierHeartRate`),
+  ///     or `nil` for every record.
+  ///   - body: Called once per record; an error it throws stops reading and is rethrown.
+  /// - Throws: A ``HealthExportError`` as ``read(_:into:progress:)`` does, or
+  ///   whatever `body` throws.
+  public static func forEachRecord(
+    in input: ExportInput, types: Set<String>?, _ body: (ExportRecord) throws -> Void
+  ) throws {
+    let opened = try open(input)
+    var decoder = ExportDecoder(source: opened.source, mode: .records(types), xmlEntryName: opened.entryName)
+    while case .record(let record) = try decoder.step() {
+      try body(record)
+    }
+  }
+
+  // MARK: - Internal entry points
+
+  /// Reads XML from `source` (tests choose tiny buffers to cross every boundary).
+  static func read(
+    source: any ByteChunkSource, entryName: String? = nil, into log: inout SampleLog,
+    bufferBytes: Int = XMLScanner.defaultBufferBytes,
+    maximumTokenBytes: Int = XMLScanner.defaultMaximumTokenBytes,
+    progress: (@Sendable (ExportProgress) -> Void)? = nil
+  ) throws(HealthExportError) -> ExportInfo {
+    var decoder = ExportDecoder(
+      source: source, mode: .samples, xmlEntryName: entryName, bufferBytes: bufferBytes,
+      maximumTokenBytes: maximumTokenBytes, progress: progress)
+    swap(&decoder.log, &log)
+    defer { swap(&decoder.log, &log) }
+    while case .record = try decoder.step() {}
+    return decoder.info
+  }
+
+  /// Opens `input` and names the zip entry it reads, if any.
+  ///
+  /// A zip archive is recognised by its first bytes (`PK\u{3}\u{4}`, or
+  /// `PK\u{5}\u{6}` for an empty one), never by its name: an `export.xml`
+  /// renamed to `.zip` is still read, and a `.zip` that is neither a zip nor
+  /// XML is reported as ``HealthExportError/notAZip(path:)``.
+  private static func open(_ input: ExportInput) throws(HealthExportError) -> Opened {
+    switch input {
+    case .standardInput:
+      return Opened(source: FileChunkSource.standardInput())
+    case .path(let path):
+      return try openPath(path)
+    case .data(let data, let name):
+      return try openData(data, name: name)
+    }
+  }
+
+  private static func openPath(_ path: String) throws(HealthExportError) -> Opened {
+    if path == "-" { return Opened(source: FileChunkSource.standardInput()) }
+    // Pipes and devices cannot be searched for a zip directory: read them as XML.
+    guard try isRegularFile(path) else { return Opened(source: try FileChunkSource(path: path)) }
+    let file = try FileByteSource(path: path)
+    let head = try file.readBytes(at: 0, count: Int(min(file.byteCount, 64)), what: "file signature")
+    let kind = classify(head[...], name: path)
+    if kind == .zip { return try openZip(ZipArchive(source: file)) }
+    if kind == .notAZip { throw .notAZip(path: path) }
+    return Opened(source: try FileChunkSource(path: path))
+  }
+
+  private static func openData(_ data: Data, name: String) throws(HealthExportError) -> Opened {
+    let kind = classify(ArraySlice(data.prefix(64)), name: name)
+    if kind == .zip { return try openZip(ZipArchive(source: MemoryByteSource(data, displayName: name))) }
+    if kind == .notAZip { throw .notAZip(path: name) }
+    return Opened(source: MemoryChunkSource(data, displayName: name))
+  }
+
+  /// Whether `path` names a regular file (following symbolic links).
+  private static func isRegularFile(_ path: String) throws(HealthExportError) -> Bool {
+    let descriptor = Foundation.open(path, O_RDONLY)
+    guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: PlatformError.lastMessage()) }
+    defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else {
+      throw .cannotOpen(path: path, reason: PlatformError.lastMessage())
+    }
+    return (info.st_mode & S_IFMT) == S_IFREG
+  }
+
+  private enum Kind { case zip, xml, notAZip }
+
+  /// A source to scan and the zip entry it reads, if any.
+  private struct Opened {
+    var source: any ByteChunkSource
+    var entryName: String?
+  }
+
+  /// Decides by content; the name only picks the error for unreadable bytes.
+  private static func classify(_ head: ArraySlice<UInt8>, name: String) -> Kind {
+    let bytes = Array(head)
+    if bytes.count >= 4, bytes[0] == 0x50, bytes[1] == 0x4B,
+      (bytes[2] == 3 && bytes[3] == 4) || (bytes[2] == 5 && bytes[3] == 6)
+    {
+      return .zip
+    }
+    var i = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    while i < bytes.count, ByteScanning.isSpace(bytes[i]) { i += 1 }
+    if i < bytes.count, bytes[i] == 60 { return .xml }
+    return name.lowercased().hasSuffix(".zip") ? .notAZip : .xml
+  }
+
+  private static func openZip(_ archive: ZipArchive) throws(HealthExportError) -> Opened {
+    let entry = try HealthXMLLocator.healthExportEntry(in: archive)
+    return Opened(source: try ZipEntryChunkSource(archive: archive, entry: entry), entryName: entry.name)
+  }
+}
