@@ -5,12 +5,29 @@ let package = Package(
   name: "StepKit",
   platforms: [.iOS(.v15), .macOS(.v13), .watchOS(.v8)],
   products: [
-    .library(name: "StepKitCore", targets: ["StepKitCore"])
+    .library(name: "StepKitCore", targets: ["StepKitCore"]),
+    .library(name: "StepKit", targets: ["StepKit"]),
   ],
   targets: [
     // The counting engine: pure Swift, Foundation only, no I/O. COUNTING.md lives here.
     .target(name: "StepKitCore"),
     .testTarget(name: "StepKitCoreTests", dependencies: ["StepKitCore"]),
+
+    // Linux only: the subsets of HealthKit and CoreMotion the providers use,
+    // with the same names and signatures, so the provider sources build and
+    // are tested here.
+    .target(name: "HealthKitStandIn", dependencies: ["StepKitCore"]),
+    .target(name: "CoreMotionStandIn"),
+    // What an app links: StepCounter over HealthKit, CoreMotion and simulated sources.
+    .target(
+      name: "StepKit",
+      dependencies: [
+        "StepKitCore",
+        .target(name: "HealthKitStandIn", condition: .when(platforms: [.linux])),
+        .target(name: "CoreMotionStandIn", condition: .when(platforms: [.linux])),
+      ]
+    ),
+    .testTarget(name: "StepKitTests", dependencies: ["StepKit"]),
   ]
 )
 
