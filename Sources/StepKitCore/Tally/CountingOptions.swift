@@ -15,13 +15,18 @@ public struct CountingOptions: Sendable, Hashable {
   /// Whether to record, for each stored sample, what it counted for after the
   /// merge (``Tally/countedValues``). Costs 8 bytes per sample.
   public var recordsCountedValues: Bool
+  /// Whether each bucket carries what every source contributed after the
+  /// merge (``Tally/Bucket/stepsBySource``).
+  public var includesSourceBreakdown: Bool
 
   /// Creates options; every parameter has the default COUNTING.md names.
   public init(
     policy: CountingPolicy = .health, ranking: SourceRanking = .default,
     unit: BucketUnit = .day, timeZone: TimeZoneRule = .recorded,
-    from: LocalDate? = nil, to: LocalDate? = nil, recordsCountedValues: Bool = false
+    from: LocalDate? = nil, to: LocalDate? = nil, recordsCountedValues: Bool = false,
+    includesSourceBreakdown: Bool = false
   ) {
+    self.includesSourceBreakdown = includesSourceBreakdown
     self.policy = policy
     self.ranking = ranking
     self.unit = unit

@@ -19,6 +19,12 @@ public struct Tally: Sendable {
     public var rawSteps: Double = 0
     /// Sum of the typed-in step samples only.
     public var manualSteps: Double = 0
+    /// With ``CountingOptions/includesSourceBreakdown``: the steps each source
+    /// contributed after the merge, in ``Tally/sources`` order; otherwise empty.
+    public var stepsBySource: [Double] = []
+    /// With ``CountingOptions/includesSourceBreakdown``: the distance (metres)
+    /// each source contributed after the merge, in ``Tally/sources`` order.
+    public var distanceMetersBySource: [Double] = []
 
     /// Creates an empty bucket.
     public init(firstDay: LocalDate, hour: Int? = nil, utcOffsetSeconds: Int? = nil) {

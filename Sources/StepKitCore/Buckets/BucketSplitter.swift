@@ -1,0 +1,68 @@
+/// Splits a stretch of time across bucket boundaries in proportion to time
+/// (COUNTING.md, step 3), under one time-zone rule.
+struct BucketSplitter {
+  let geometry: BucketGeometry
+  let zone: ZoneOffsets?
+  private var segmentHint = 0
+
+  init(geometry: BucketGeometry, zone: ZoneOffsets?) {
+    self.geometry = geometry
+    self.zone = zone
+  }
+
+  /// Hands each bucket's share of `value` over `[start, end)` to `body` as
+  /// `(ordinal, share, utcOffsetMs)`. An instant goes whole to the bucket
+  /// that contains it.
+  ///
+  /// - Parameter recordedOffsetMs: The sample's own offset, used by the `recorded` rule.
+  @inline(__always)
+  mutating func split(
+    start: Int64, end: Int64, value: Double, recordedOffsetMs: Int64,
+    _ body: (_ ordinal: Int64, _ share: Double, _ offsetMs: Int64) -> Void
+  ) {
+    if let zone {
+      var segment = zone.segment(at: start, hint: segmentHint)
+      segmentHint = segment
+      if start == end {
+        let offset = zone.offset(ofSegment: segment)
+        body(geometry.ordinal(ofLocal: start + offset), value, offset)
+        return
+      }
+      let scale = value / Double(end - start)
+      var t = start
+      while t < end {
+        segment = zone.segment(at: t, hint: segment)
+        let offset = zone.offset(ofSegment: segment)
+        let ordinal = geometry.ordinal(ofLocal: t + offset)
+        let boundary = zone.firstInstant(
+          from: t, segment: segment, localAtLeast: geometry.localStart(of: ordinal + 1))
+        let next = min(boundary, end)
+        body(ordinal, next == end && t == start ? value : Double(next - t) * scale, offset)
+        t = next
+      }
+      segmentHint = segment
+    } else {
+      let offset = recordedOffsetMs
+      var ordinal = geometry.ordinal(ofLocal: start + offset)
+      if start == end {
+        body(ordinal, value, offset)
+        return
+      }
+      var boundary = geometry.localStart(of: ordinal + 1) - offset
+      if boundary >= end {
+        body(ordinal, value, offset)
+        return
+      }
+      let scale = value / Double(end - start)
+      var t = start
+      while true {
+        let next = min(boundary, end)
+        body(ordinal, Double(next - t) * scale, offset)
+        if next == end { return }
+        t = next
+        ordinal += 1
+        boundary = geometry.localStart(of: ordinal + 1) - offset
+      }
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// A named time zone's UTC offsets over a span of time, as a table of
+/// transitions, so that the hot loop never calls into `TimeZone`.
+struct ZoneOffsets: Sendable {
+  /// Segment starts (ms); `starts[0]` is `Int64.min`.
+  private(set) var starts: [Int64]
+  /// Offset of each segment, milliseconds.
+  private(set) var offsets: [Int64]
+
+  /// Builds the table for `zone` covering `[lowerMs, upperMs]` (with a day of margin).
+  init(zone: TimeZone, lowerMs: Int64, upperMs: Int64) {
+    let margin: Int64 = 2 * 86_400_000
+    let lower = Date(epochMilliseconds: lowerMs &- margin)
+    let upper = Date(epochMilliseconds: upperMs &+ margin)
+    starts = [Int64.min]
+    offsets = [Int64(zone.secondsFromGMT(for: lower)) * 1000]
+    var cursor = lower
+    while let next = zone.nextDaylightSavingTimeTransition(after: cursor), next <= upper {
+      let offset = Int64(zone.secondsFromGMT(for: next)) * 1000
+      if offset != offsets[offsets.count - 1] {
+        starts.append(next.epochMilliseconds)
+        offsets.append(offset)
+      }
+      guard next > cursor else { break }
+      cursor = next
+    }
+  }
+
+  /// The index of the segment holding `t`.
+  @inline(__always)
+  func segment(at t: Int64, hint: Int) -> Int {
+    var i = min(hint, starts.count - 1)
+    if starts[i] <= t {
+      while i + 1 < starts.count && starts[i + 1] <= t { i += 1 }
+      return i
+    }
+    // Binary search for a jump backwards.
+    var lo = 0
+    var hi = i
+    while lo < hi {
+      let mid = (lo + hi + 1) / 2
+      if starts[mid] <= t { lo = mid } else { hi = mid - 1 }
+    }
+    return lo
+  }
+
+  /// The offset (ms) of segment `i`.
+  @inline(__always)
+  func offset(ofSegment i: Int) -> Int64 { offsets[i] }
+
+  /// The first instant at or after `t` whose local time is at least `local`.
+  @inline(__always)
+  func firstInstant(from t: Int64, segment: Int, localAtLeast local: Int64) -> Int64 {
+    var i = segment
+    while true {
+      let segmentStart = max(starts[i], t)
+      let end: Int64 = i + 1 < starts.count ? starts[i + 1] : Int64.max
+      let candidate = max(segmentStart, local - offsets[i])
+      if candidate < end { return candidate }
+      i += 1
+    }
+  }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+@testable import StepKitCore
+
+@Suite("Buckets and time zones")
+struct BucketTests {
+  typealias F = Fixture
+
+  /// One 100-step sample per UTC hour from `from` (inclusive) for `hours` hours.
+  static func hourly(from: Date, hours: Int) -> [Sample] {
+    (0..<hours).map { h in
+      let start = from.addingTimeInterval(Double(h) * 3600)
+      return Sample(kind: .steps, start: start, end: start.addingTimeInterval(3600), value: 100, source: "iPhone", device: F.phone)
+    }
+  }
+
+  @Test(
+    "DST days have 23 and 25 hours in a named zone",
+    arguments: [
+      ("America/New_York", "2026-03-08", 2300.0),
+      ("America/New_York", "2026-11-01", 2500.0),
+      ("Europe/Berlin", "2026-03-29", 2300.0),
+      ("Europe/Berlin", "2026-10-25", 2500.0),
+      ("Asia/Shanghai", "2026-03-08", 2400.0),
+    ])
+  func dstDays(zoneID: String, day: String, expected: Double) throws {
+    let zone = try #require(TimeZone(identifier: zoneID))
+    let samples = Self.hourly(from: F.date(day).addingTimeInterval(-3 * 86_400), hours: 24 * 7)
+    let date = try #require(LocalDate(day))
+    let tally = SampleLog(samples).tally(CountingOptions(timeZone: .zone(zone), from: date, to: date))
+    #expect(tally.buckets.count == 1)
+    #expect(tally.buckets.first?.steps == expected)
+  }
+
+  @Test("Hour buckets in a named zone carry the hour's offset; the repeated hour is one bucket")
+  func hourBucketsAcrossFallBack() throws {
+    let zone = try #require(TimeZone(identifier: "America/New_York"))
+    let day = try #require(LocalDate("2026-11-01"))
+    let samples = Self.hourly(from: F.date("2026-11-01 00:00", offsetHours: -4), hours: 25)
+    let tally = SampleLog(samples).tally(CountingOptions(unit: .hour, timeZone: .zone(zone), from: day, to: day))
+    #expect(tally.buckets.count == 24)
+    #expect(tally.buckets[0].label(unit: .hour) == "2026-11-01T00:00-04:00")
+    #expect(tally.buckets[1].steps == 200)  // 01:00 EDT and 01:00 EST
+    #expect(tally.buckets[2].label(unit: .hour) == "2026-11-01T02:00-05:00")
+    #expect(tally.total.steps == 2500)
+  }
+
+  @Test("Recorded offsets follow each sample through a trip")
+  func recordedOffsetsDuringATrip() {
+    let samples = [
+      // Shanghai, 23:00 local on May 1.
+      F.steps("2026-05-01 23:00", "2026-05-01 23:30", 100, source: "iPhone", device: F.phone, offsetHours: 8),
+      // Flew to Los Angeles: 10:00 local on May 1 again (later in absolute time).
+      F.steps("2026-05-01 10:00", "2026-05-01 10:30", 200, source: "iPhone", device: F.phone, offsetHours: -7),
+      // Next morning in Los Angeles.
+      F.steps("2026-05-02 08:00", "2026-05-02 08:30", 400, source: "iPhone", device: F.phone, offsetHours: -7),
+    ]
+    let tally = SampleLog(samples).tally(CountingOptions())
+    #expect(tally.buckets.map(\.firstDay.description) == ["2026-05-01", "2026-05-02"])
+    #expect(tally.buckets.map(\.steps) == [300, 400])
+    // The same samples on Shanghai's calendar land elsewhere.
+    let shanghai = SampleLog(samples).tally(CountingOptions(timeZone: .zone(TimeZone(identifier: "Asia/Shanghai")!)))
+    #expect(shanghai.buckets.map(\.steps) == [100, 600])
+  }
+
+  @Test("Weeks start on Monday; months are calendar months; empty buckets inside the range are kept")
+  func weeksMonthsAndGaps() {
+    let samples = [
+      F.steps("2026-11-29 10:00", "2026-11-29 10:10", 10, source: "iPhone", device: F.phone),  // Sunday
+      F.steps("2026-11-30 10:00", "2026-11-30 10:10", 20, source: "iPhone", device: F.phone),  // Monday
+      F.steps("2027-01-15 10:00", "2027-01-15 10:10", 30, source: "iPhone", device: F.phone),
+    ]
+    let log = SampleLog(samples)
+    let weeks = log.tally(CountingOptions(unit: .week))
+    #expect(weeks.buckets.first?.firstDay.description == "2026-11-23")
+    #expect(weeks.buckets.first?.steps == 10)
+    #expect(weeks.buckets[1].firstDay.description == "2026-11-30")
+    #expect(weeks.buckets.count == 8)
+    let months = log.tally(CountingOptions(unit: .month))
+    #expect(months.buckets.map { $0.label(unit: .month) } == ["2026-11", "2026-12", "2027-01"])
+    #expect(months.buckets.map(\.steps) == [30, 0, 30])
+    let days = log.tally(CountingOptions(unit: .day, from: LocalDate("2026-11-28"), to: LocalDate("2026-12-01")))
+    #expect(days.buckets.map(\.steps) == [0, 10, 20, 0])
+  }
+
+  @Test("A range cuts samples at its edges in proportion to time")
+  func rangeCutsSamples() {
+    let sample = F.steps("2026-05-01 22:00", "2026-05-02 02:00", 400, source: "iPhone", device: F.phone)
+    let tally = SampleLog([sample]).tally(CountingOptions(from: LocalDate("2026-05-02"), to: LocalDate("2026-05-02")))
+    #expect(tally.buckets.map(\.steps) == [200])
+    #expect(tally.sources.first?.rawSteps == 200)
+  }
+
+  @Test("Hour labels use the recorded offset")
+  func hourLabels() {
+    let sample = F.steps("2026-11-29 08:10", "2026-11-29 08:20", 5, source: "iPhone", device: F.phone, offsetHours: 8)
+    let tally = SampleLog([sample]).tally(CountingOptions(unit: .hour))
+    #expect(tally.buckets.map { $0.label(unit: .hour) } == ["2026-11-29T08:00+08:00"])
+  }
+
+  @Test("Rounding is half away from zero, on output only")
+  func rounding() {
+    #expect(roundedForOutput(2.5) == 3)
+    #expect(roundedForOutput(0.49999) == 0)
+    #expect(roundedForOutput(1.5) == 2)
+    #expect(roundedForOutput(-2.5) == -3)
+    #expect(roundedForOutput(.nan) == 0)
+  }
+
+  @Test("Civil date arithmetic round-trips", arguments: [-800_000, -1, 0, 59, 20_000, 20_786, 2_000_000])
+  func civilDates(day: Int) {
+    let date = LocalDate(daysSinceEpoch: day)
+    #expect(date.daysSinceEpoch == day)
+  }
+
+  @Test("LocalDate parses only real dates")
+  func localDateParsing() {
+    #expect(LocalDate("2024-02-29") != nil)
+    #expect(LocalDate("2026-02-29") == nil)
+    #expect(LocalDate("2026-1-01") == nil)
+    #expect(LocalDate("2026-11-29")?.isoWeekday == 7)
+  }
+}
