@@ -28,6 +28,7 @@ extension StepKitError {
     case .sourceNotConfigured(let kind): return "未配置 \(kind) 步数来源。"
     case .motionNotAvailable: return "此设备没有计步功能。"
     case .motionNotAuthorized: return "应用无权读取“运动与健身”数据。"
+    case .motionRestricted: return "此设备上的“运动与健身”访问受到限制。"
     case .motionNotEntitled: return "应用没有读取运动数据的授权（entitlement）。"
     case .motionOutsideHistory(let earliest):
       return "运动协处理器只保留最近七天的数据；\(earliest) 之前的数据已不可用。"
@@ -54,6 +55,7 @@ extension StepKitError {
     case .sourceNotConfigured: return "请为 StepCounter 提供其策略所需的步数来源。"
     case .motionNotAvailable: return nil
     case .motionNotAuthorized: return "请在 \(motion) 中为本应用开启权限，或前往本应用的设置页面。"
+    case .motionRestricted: return "请联系设备管理员，或检查 设置 > 屏幕使用时间 > 内容和隐私访问限制。"
     case .motionNotEntitled: return "请检查应用的签名和 entitlements。"
     case .motionOutsideHistory: return "请只查询最近七天，或从“健康”读取更早的数据。"
     case .motionQueryFailed: return "请稍后重试。"

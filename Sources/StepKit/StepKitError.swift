@@ -56,6 +56,9 @@ public enum StepKitError: Error, Equatable, Hashable, Sendable {
   /// The person did not allow Motion & Fitness access, or turned it off
   /// (`CMErrorMotionActivityNotAuthorized`, 105).
   case motionNotAuthorized
+  /// Motion & Fitness access is blocked by a restriction the person cannot
+  /// lift (Screen Time, a device management profile): `CMAuthorizationStatus.restricted`.
+  case motionRestricted
   /// The app lacks the entitlement for motion activity
   /// (`CMErrorMotionActivityNotEntitled`, 106).
   case motionNotEntitled
@@ -193,6 +196,7 @@ extension StepKitError {
     case .sourceNotConfigured(let kind): return "No \(kind) step source is configured."
     case .motionNotAvailable: return "This device has no step counter."
     case .motionNotAuthorized: return "The app is not allowed to read Motion & Fitness data."
+    case .motionRestricted: return "Motion & Fitness access is restricted on this device."
     case .motionNotEntitled: return "The app is not entitled to read motion activity."
     case .motionOutsideHistory(let earliest):
       return "The motion coprocessor keeps only the last seven days; data before \(earliest) is gone."
@@ -221,6 +225,7 @@ extension StepKitError {
     case .sourceNotConfigured: return "Create the StepCounter with the source its strategy needs."
     case .motionNotAvailable: return nil
     case .motionNotAuthorized: return "Turn on this app under \(motion), or in the app's Settings page."
+    case .motionRestricted: return "Ask the device's administrator, or check Settings > Screen Time > Content & Privacy Restrictions."
     case .motionNotEntitled: return "Check the app's signing and entitlements."
     case .motionOutsideHistory: return "Ask for the last seven days only, or read older days from Health."
     case .motionQueryFailed: return "Try again later."
