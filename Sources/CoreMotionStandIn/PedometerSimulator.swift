@@ -127,6 +127,7 @@ public final class PedometerSimulator: @unchecked Sendable {
     var nextID = 0
     var sleepers: [Int: Sleeper] = [:]
     var cancelledSleepers: Set<Int> = []
+    var sessionWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     var requestsReceived = 0
     var handlerCalls = 0
   }
@@ -188,6 +189,7 @@ public final class PedometerSimulator: @unchecked Sendable {
         return ended
       }
       deliver(deliveries, endingSessions: true)
+      notifySessionWaiters()
     }
   }
 
@@ -208,6 +210,31 @@ public final class PedometerSimulator: @unchecked Sendable {
 
   /// How many pedometers are receiving updates.
   public var activeUpdateSessions: Int { withState { $0.sessions.count } }
+
+  /// Suspends until exactly `count` pedometers are receiving updates (returns at once if they
+  /// are): lets a test wait for updates to start or stop without timing.
+  /// - Parameter count: The number of update sessions to wait for.
+  public func waitForUpdateSessions(_ count: Int) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let ready: Bool = withState { state in
+        if state.sessions.count == count { return true }
+        state.sessionWaiters.append((count, continuation))
+        return false
+      }
+      if ready { continuation.resume() }
+    }
+  }
+
+  /// Wakes the tasks waiting for the current number of update sessions; call after a change.
+  private func notifySessionWaiters() {
+    let ready: [CheckedContinuation<Void, Never>] = withState { state in
+      let count = state.sessions.count
+      let due = state.sessionWaiters.filter { $0.count == count }.map(\.continuation)
+      state.sessionWaiters.removeAll { $0.count == count }
+      return due
+    }
+    for continuation in ready { continuation.resume() }
+  }
 
   /// Makes the next requests (queries or update starts) fail with `code`, before any other check.
   /// - Parameters:
@@ -374,10 +401,12 @@ public final class PedometerSimulator: @unchecked Sendable {
       return nil
     }
     if let failure { deliver([failure], endingSessions: false) }
+    notifySessionWaiters()
   }
 
   func stopUpdates(pedometerID: Int) {
     withState { $0.sessions[pedometerID] = nil }
+    notifySessionWaiters()
   }
 
   // MARK: - Internals
