@@ -25,6 +25,10 @@ public final class StepCounter: Sendable {
     case healthKitThenMotion
   }
 
+  /// The counter an app uses: HealthKit, then CoreMotion, the `health`
+  /// policy, the current calendar, the system clock and `Bundle.main`.
+  public static let shared = StepCounter(health: HealthKitStepSource(), motion: MotionStepSource())
+
   /// The health store source (HealthKit, or a simulated one).
   public let health: (any HealthDataSource)?
   /// The motion source (CoreMotion, or a simulated one).

@@ -133,6 +133,53 @@ extension StepKitError: LocalizedError {
   public var failureReason: String? { description(in: .preferred) }
 }
 
+extension StepKitError: CustomNSError {
+  /// The domain of StepKit's `NSError`s (what Objective-C callers see).
+  public static var errorDomain: String { "StepKitErrorDomain" }
+
+  /// A stable code per case: 1xx HealthKit, 2xx input, 3xx CoreMotion.
+  public var errorCode: Int {
+    switch self {
+    case .healthDataUnavailable: return 101
+    case .healthDataRestricted: return 102
+    case .healthDatabaseLocked: return 103
+    case .authorizationNotDetermined: return 104
+    case .writeAccessDenied: return 105
+    case .authorizationCancelled: return 106
+    case .missingUsageDescription: return 107
+    case .queryFailed: return 108
+    case .saveFailed: return 109
+    case .backgroundDeliveryFailed: return 110
+    case .implausibleMeasurement: return 201
+    case .invalidInterval: return 202
+    case .sourceNotConfigured: return 203
+    case .motionNotAvailable: return 304
+    case .motionNotAuthorized: return 305
+    case .motionRestricted: return 309
+    case .motionNotEntitled: return 306
+    case .motionOutsideHistory: return 307
+    case .motionQueryFailed: return 308
+    }
+  }
+
+  /// The description and recovery suggestion, in the preferred language.
+  public var errorUserInfo: [String: Any] {
+    var info: [String: Any] = [NSLocalizedDescriptionKey: description(in: .preferred)]
+    if let recovery = recoverySuggestion(in: .preferred) { info[NSLocalizedRecoverySuggestionErrorKey] = recovery }
+    return info
+  }
+
+  /// `error` as a StepKit error: itself when it is one, otherwise a query failure carrying its code and message.
+  ///
+  /// - Parameter error: Any error.
+  /// - Returns: The StepKit error.
+  public static func wrapping(_ error: any Error) -> StepKitError {
+    if let known = error as? StepKitError { return known }
+    let nsError = error as NSError
+    return .queryFailed(code: nsError.code, message: nsError.localizedDescription)
+  }
+}
+
 extension StepKitError: CustomStringConvertible {
   /// The English description.
   public var description: String { description(in: .english) }
