@@ -161,8 +161,11 @@ public final class StepCounter: Sendable {
 
   /// Today's steps, now and whenever they change, rolling over at midnight.
   ///
-  /// With ``Strategy/healthKitThenMotion``, CoreMotion supplies the updates
-  /// when HealthKit is unavailable on the device.
+  /// With ``Strategy/healthKitThenMotion``, CoreMotion takes over when
+  /// HealthKit is unavailable or not configured, when HealthKit's updates
+  /// fail with an error that allows a fallback, or when HealthKit's first
+  /// count has no data while the coprocessor has steps; those counts carry
+  /// the ``FallbackReason``.
   ///
   /// - Returns: An asynchronous sequence of today's totals; it ends when the
   ///   consuming task is cancelled or with a ``StepKitError``.
@@ -175,26 +178,21 @@ public final class StepCounter: Sendable {
     return AsyncThrowingStream { continuation in
       let task = Task {
         do {
-          var source: (any StepSource)?
-          var reason: FallbackReason?
+          let source: (any StepSource)?
           switch strategy {
           case .healthKit: source = health
           case .motion: source = motion
           case .healthKitThenMotion:
-            if let health, await health.authorizationState() != .unavailable {
-              source = health
-            } else if let motion {
-              source = motion
-              reason = health == nil ? .healthKitNotConfigured : .healthDataUnavailable
-            } else {
-              source = health
-            }
+            // HealthKit, handing over to CoreMotion when it cannot answer (StepCounter+MotionFallback.swift).
+            try await Self.healthKitThenMotionUpdates(
+              health: health, motion: motion, calendar: calendar, policy: policy, into: continuation)
+            continuation.finish()
+            return
           }
           guard let source else {
             throw StepKitError.sourceNotConfigured(strategy == .motion ? .motion : .healthKit)
           }
-          for try await var count in source.todayStepUpdates(calendar: calendar, policy: policy) {
-            if let reason { count.provenance.fallbackReason = reason }
+          for try await count in source.todayStepUpdates(calendar: calendar, policy: policy) {
             continuation.yield(count)
           }
           continuation.finish()
