@@ -1,7 +1,7 @@
 #if canImport(CoreMotionStandIn)
   import CoreMotionStandIn
   import Foundation
-  import StepKit
+  @testable import StepKit
   import Testing
 
   @Suite("Motion step source: authorization, errors, history window")
@@ -129,6 +129,19 @@
         #expect(!error.description(in: .simplifiedChinese).isEmpty)
       }
       #expect(StepKitError.motionRestricted.recoverySuggestion(in: .simplifiedChinese)?.contains("屏幕使用时间") == true)
+    }
+
+    @Test("a handler called twice resumes the waiting query once; the second call is ignored")
+    func resumeOnce() async throws {
+      let reading = PedometerReading(
+        start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 60), steps: 3, distanceMeters: nil,
+        floorsAscended: nil, floorsDescended: nil)
+      let value = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PedometerReading, any Error>) in
+        let once = ResumeOnce(continuation)
+        once.resume(with: .success(reading))
+        once.resume(with: .failure(.motionNotAuthorized))
+      }
+      #expect(value == reading)
     }
 
     // MARK: Answers

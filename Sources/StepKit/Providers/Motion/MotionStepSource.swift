@@ -234,26 +234,25 @@ public struct MotionStepSource: StepSource {
     Provenance(source: .motion, policy: policy, manualEntries: .notApplicable, notes: notes)
   }
 
-  /// A pedometer query for `start..<end`, through the source's own pedometer.
-  func reading(from start: Date, to end: Date) async throws -> PedometerReading {
-    try await pedometer.reading(from: start, to: end)
+  /// Asks the pedometer for `part`, ending it at `now` at the latest (nothing is known of the
+  /// future, and CoreMotion is asked only about the past).
+  private func reading(of part: DateInterval, now: Date) async throws -> PedometerReading {
+    try await pedometer.reading(from: part.start, to: max(part.start, min(part.end, now)))
   }
 
   /// Reads `interval`, applying the seven-day window and the history limit.
   private func read(_ interval: DateInterval) async throws -> (PedometerReading, [ResultNote]) {
     try preflight()
-    let window = MotionHistoryWindow(now: clock.now())
+    let now = clock.now()
+    let window = MotionHistoryWindow(now: now)
     switch window.fit(interval) {
     case .inside(let part):
-      return (try await pedometer.reading(from: part.start, to: part.end), [])
+      return (try await reading(of: part, now: now), [])
     case .truncated(let part):
       guard historyLimit == .countAvailablePart else {
         throw StepKitError.motionOutsideHistory(earliestAvailable: window.earliest)
       }
-      return (
-        try await pedometer.reading(from: part.start, to: part.end),
-        [.truncatedHistory(earliestAvailable: window.earliest)]
-      )
+      return (try await reading(of: part, now: now), [.truncatedHistory(earliestAvailable: window.earliest)])
     case .outside:
       throw StepKitError.motionOutsideHistory(earliestAvailable: window.earliest)
     }
@@ -294,7 +293,7 @@ public struct MotionStepSource: StepSource {
       if asked.start >= now {
         result.append(DayReading(day: day, reading: nil))
       } else {
-        result.append(DayReading(day: day, reading: try await pedometer.reading(from: asked.start, to: asked.end)))
+        result.append(DayReading(day: day, reading: try await reading(of: asked, now: now)))
       }
     }
     return (result, truncated ? [.truncatedHistory(earliestAvailable: window.earliest)] : [])
