@@ -55,19 +55,6 @@ public struct HKError: Error, Hashable, CustomNSError, @unchecked Sendable {
   /// The error's user info.
   public var errorUserInfo: [String: Any] { userInfo }
 
-  /// Shortcut for ``Code/errorHealthDataUnavailable``.
-  public static var errorHealthDataUnavailable: Code { .errorHealthDataUnavailable }
-  /// Shortcut for ``Code/errorHealthDataRestricted``.
-  public static var errorHealthDataRestricted: Code { .errorHealthDataRestricted }
-  /// Shortcut for ``Code/errorAuthorizationDenied``.
-  public static var errorAuthorizationDenied: Code { .errorAuthorizationDenied }
-  /// Shortcut for ``Code/errorAuthorizationNotDetermined``.
-  public static var errorAuthorizationNotDetermined: Code { .errorAuthorizationNotDetermined }
-  /// Shortcut for ``Code/errorDatabaseInaccessible``.
-  public static var errorDatabaseInaccessible: Code { .errorDatabaseInaccessible }
-  /// Shortcut for ``Code/errorNoData``.
-  public static var errorNoData: Code { .errorNoData }
-
   public static func == (lhs: HKError, rhs: HKError) -> Bool { lhs.code == rhs.code }
   public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 

@@ -22,9 +22,6 @@ public class HKSource: NSObject {
 
   public override var hash: Int { bundleIdentifier.hashValue }
 
-  /// The calling app's own source.
-  public class func `default`() -> HKSource { thisApp }
-
   static var thisApp: HKSource { HKSource(name: "This App", bundleIdentifier: "com.example.this-app") }
 }
 
@@ -35,8 +32,7 @@ public class HKSourceRevision: NSObject {
   /// The version, when known.
   public let version: String?
 
-  /// Creates a revision.
-  public init(source: HKSource, version: String?) {
+  init(source: HKSource, version: String?) {
     self.source = source
     self.version = version
   }
@@ -74,13 +70,6 @@ public class HKDevice: NSObject {
     self.softwareVersion = softwareVersion
     self.localIdentifier = localIdentifier
     self.udiDeviceIdentifier = UDIDeviceIdentifier
-  }
-
-  /// This device.
-  public class func local() -> HKDevice {
-    HKDevice(
-      name: "iPhone", manufacturer: "Apple Inc.", model: "iPhone", hardwareVersion: "iPhone15,2",
-      firmwareVersion: nil, softwareVersion: "16.5", localIdentifier: nil, udiDeviceIdentifier: nil)
   }
 }
 
@@ -137,7 +126,7 @@ public class HKQuantitySample: HKSample {
     device: HKDevice?, metadata: [String: Any]?
   ) {
     precondition(
-      quantityType.is(compatibleWith: quantity.unit),
+      quantityType.accepts(quantity.unit),
       "HKQuantitySample: \(quantity.unit.unitString) does not fit \(quantityType.identifier)")
     self.quantityType = quantityType
     self.quantity = quantity
@@ -147,26 +136,9 @@ public class HKQuantitySample: HKSample {
 
   /// Creates a sample written by this app.
   public convenience init(type quantityType: HKQuantityType, quantity: HKQuantity, start startDate: Date, end endDate: Date) {
-    self.init(type: quantityType, quantity: quantity, start: startDate, end: endDate, metadata: nil)
-  }
-
-  /// Creates a sample written by this app, with metadata.
-  public convenience init(
-    type quantityType: HKQuantityType, quantity: HKQuantity, start startDate: Date, end endDate: Date,
-    metadata: [String: Any]?
-  ) {
     self.init(
-      type: quantityType, quantity: quantity, start: startDate, end: endDate, device: nil, metadata: metadata)
-  }
-
-  /// Creates a sample written by this app, with a device and metadata.
-  public convenience init(
-    type quantityType: HKQuantityType, quantity: HKQuantity, start startDate: Date, end endDate: Date,
-    device: HKDevice?, metadata: [String: Any]?
-  ) {
-    self.init(
-      type: quantityType, quantity: quantity, start: startDate, end: endDate, source: HKSource.thisApp,
-      device: device, metadata: metadata)
+      type: quantityType, quantity: quantity, start: startDate, end: endDate, source: HKSource.thisApp, device: nil,
+      metadata: nil)
   }
 
   /// Whether the metadata marks the sample as typed in by hand.
@@ -191,7 +163,5 @@ public class HKDeletedObject: NSObject {
 /// Where an anchored query left off (`HKQueryAnchor`).
 public class HKQueryAnchor: NSObject {
   let value: Int
-  /// Creates an anchor from an integer (pre-iOS 9 anchors).
-  public convenience init(fromValue value: Int) { self.init(value: value) }
   init(value: Int) { self.value = value }
 }

@@ -47,18 +47,6 @@ public class HKObjectType: NSObject {
   }
 
   public override var hash: Int { identifier.hashValue }
-
-  /// The quantity type for `identifier`.
-  public class func quantityType(forIdentifier identifier: HKQuantityTypeIdentifier) -> HKQuantityType? {
-    HKQuantityType(identifier)
-  }
-
-  /// The characteristic type for `identifier`.
-  public class func characteristicType(forIdentifier identifier: HKCharacteristicTypeIdentifier)
-    -> HKCharacteristicType?
-  {
-    HKCharacteristicType(identifier)
-  }
 }
 
 /// A characteristic type (`HKCharacteristicType`).
@@ -72,18 +60,6 @@ public class HKCharacteristicType: HKObjectType {
 /// A sample type (`HKSampleType`).
 public class HKSampleType: HKObjectType {}
 
-/// How a quantity type aggregates (`HKQuantityAggregationStyle`).
-public enum HKQuantityAggregationStyle: Int, Sendable {
-  /// Summed over time.
-  case cumulative = 0
-  /// Averaged.
-  case discreteArithmetic = 1
-  /// Time-weighted average.
-  case discreteTemporallyWeighted = 2
-  /// Equivalent continuous level.
-  case discreteEquivalentContinuousLevel = 3
-}
-
 /// A quantity type (`HKQuantityType`).
 public class HKQuantityType: HKSampleType {
   /// The quantity type for `identifier` (iOS 15 overlay).
@@ -91,18 +67,8 @@ public class HKQuantityType: HKSampleType {
     self.init(identifier: identifier.rawValue)
   }
 
-  /// Cumulative for steps and distance, discrete for body measurements.
-  public var aggregationStyle: HKQuantityAggregationStyle {
-    switch identifier {
-    case HKQuantityTypeIdentifier.stepCount.rawValue, HKQuantityTypeIdentifier.distanceWalkingRunning.rawValue:
-      return .cumulative
-    default:
-      return .discreteArithmetic
-    }
-  }
-
   /// Whether quantities of this type can be expressed in `unit`.
-  public func `is`(compatibleWith unit: HKUnit) -> Bool {
+  func accepts(_ unit: HKUnit) -> Bool {
     unit.dimension == expectedDimension
   }
 

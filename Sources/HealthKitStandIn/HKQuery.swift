@@ -48,19 +48,9 @@ public class HKQuery: NSObject {
     HKStandInPredicate(.dates(start: startDate, end: endDate, options: options))
   }
 
-  /// Objects whose metadata has `key`.
-  public class func predicateForObjects(withMetadataKey key: String) -> NSPredicate {
-    HKStandInPredicate(.metadataExists(key))
-  }
-
   /// Objects whose metadata value for `key` is one of `allowedValues`.
   public class func predicateForObjects(withMetadataKey key: String, allowedValues: [Any]) -> NSPredicate {
     HKStandInPredicate(.metadataIn(key, allowedValues.compactMap(MetadataValue.init)))
-  }
-
-  /// Objects written by `source`.
-  public class func predicateForObjects(from source: HKSource) -> NSPredicate {
-    HKStandInPredicate(.sources([source.bundleIdentifier]))
   }
 
   /// Objects written by any of `sources`.
@@ -99,7 +89,6 @@ enum MetadataValue: Hashable {
 final class HKStandInPredicate: NSPredicate {
   enum Condition {
     case dates(start: Date?, end: Date?, options: HKQueryOptions)
-    case metadataExists(String)
     case metadataIn(String, [MetadataValue])
     case sources(Set<String>)
   }
@@ -135,8 +124,6 @@ final class HKStandInPredicate: NSPredicate {
         return sample.startDate < upper && sample.endDate > lower
       }
       return true
-    case .metadataExists(let key):
-      return sample.metadata?[key] != nil
     case .metadataIn(let key, let allowed):
       guard let raw = sample.metadata?[key], let value = MetadataValue(raw) else { return false }
       return allowed.contains { $0.normalized == value.normalized }

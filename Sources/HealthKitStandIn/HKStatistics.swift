@@ -6,14 +6,6 @@ public struct HKStatisticsOptions: OptionSet, Sendable, Hashable {
   public let rawValue: UInt
   /// Creates options.
   public init(rawValue: UInt) { self.rawValue = rawValue }
-  /// Per-source results.
-  public static let separateBySource = HKStatisticsOptions(rawValue: 1 << 0)
-  /// Average of a discrete type.
-  public static let discreteAverage = HKStatisticsOptions(rawValue: 1 << 1)
-  /// Minimum of a discrete type.
-  public static let discreteMin = HKStatisticsOptions(rawValue: 1 << 2)
-  /// Maximum of a discrete type.
-  public static let discreteMax = HKStatisticsOptions(rawValue: 1 << 3)
   /// The merged sum of a cumulative type.
   public static let cumulativeSum = HKStatisticsOptions(rawValue: 1 << 4)
 }

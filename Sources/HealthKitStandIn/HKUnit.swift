@@ -55,24 +55,10 @@ public class HKUnit: NSObject {
   public class func count() -> Self { Self(unitString: "count", dimension: .count, factor: 1) }
   /// Metres.
   public class func meter() -> Self { Self(unitString: "m", dimension: .length, factor: 1) }
-  /// Metres with a prefix.
-  public class func meterUnit(with prefix: HKMetricPrefix) -> Self {
-    Self(unitString: prefix.symbol + "m", dimension: .length, factor: prefix.factor)
-  }
-  /// Grams.
-  public class func gram() -> Self { Self(unitString: "g", dimension: .mass, factor: 1) }
   /// Grams with a prefix.
   public class func gramUnit(with prefix: HKMetricPrefix) -> Self {
     Self(unitString: prefix.symbol + "g", dimension: .mass, factor: prefix.factor)
   }
-  /// Pounds.
-  public class func pound() -> Self { Self(unitString: "lb", dimension: .mass, factor: 453.59237) }
-  /// Miles.
-  public class func mile() -> Self { Self(unitString: "mi", dimension: .length, factor: 1609.344) }
-  /// Feet.
-  public class func foot() -> Self { Self(unitString: "ft", dimension: .length, factor: 0.3048) }
-  /// Inches.
-  public class func inch() -> Self { Self(unitString: "in", dimension: .length, factor: 0.0254) }
 }
 
 /// An amount in a unit (`HKQuantity`).
@@ -90,13 +76,12 @@ public class HKQuantity: NSObject {
     self.value = value
   }
 
-  /// Whether the quantity converts to `unit`.
-  public func `is`(compatibleWith unit: HKUnit) -> Bool { unit.dimension == self.unit.dimension }
+  func isCompatible(with unit: HKUnit) -> Bool { unit.dimension == self.unit.dimension }
 
   /// The amount in `unit`. Like HealthKit (which raises an exception), an
   /// incompatible unit is a programming error.
   public func doubleValue(for unit: HKUnit) -> Double {
-    precondition(self.is(compatibleWith: unit), "HKQuantity: \(self.unit.unitString) is not compatible with \(unit.unitString)")
+    precondition(isCompatible(with: unit), "HKQuantity: \(self.unit.unitString) is not compatible with \(unit.unitString)")
     return value * self.unit.factor / unit.factor
   }
 }

@@ -104,6 +104,13 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
 
   /// Steps per local day of `calendar` over `interval`.
   ///
+  /// One statistics-collection query anchored at the first local midnight,
+  /// one-day intervals, no strict date options (the Health app's totals).
+  /// HealthKit steps its intervals in the device's calendar, so pass a
+  /// calendar in the device's time zone (``StepCounter``'s default,
+  /// `Calendar.current`); each HealthKit interval is assigned to the day of
+  /// `calendar` in which it starts.
+  ///
   /// - Parameters:
   ///   - interval: The range.
   ///   - calendar: Whose midnights cut days.
