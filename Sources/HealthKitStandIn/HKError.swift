@@ -56,6 +56,7 @@ public struct HKError: Error, Hashable, CustomNSError, @unchecked Sendable {
   public var errorUserInfo: [String: Any] { userInfo }
 
   public static func == (lhs: HKError, rhs: HKError) -> Bool { lhs.code == rhs.code }
+  /// Hashes the code.
   public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
   /// The message in the user info, or a fixed text per code.
