@@ -12,6 +12,9 @@ let package = Package(
     // The counting engine: pure Swift, Foundation only, no I/O. COUNTING.md lives here.
     .target(name: "StepKitCore"),
     .testTarget(name: "StepKitCoreTests", dependencies: ["StepKitCore"]),
+    // Release benchmark of the engine alone (not part of the tests).
+    .executableTarget(
+      name: "core-benchmark", dependencies: ["StepKitCore"], path: "Benchmarks/CoreBenchmark"),
 
     // Linux only: the subsets of HealthKit and CoreMotion the providers use,
     // with the same names and signatures, so the provider sources build and
