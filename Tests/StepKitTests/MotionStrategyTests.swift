@@ -248,6 +248,28 @@
     }
   }
 
+  extension MotionStrategyTests {
+    @Test("larger of both, live: after midnight yesterday's count is never compared with today's")
+    func largerOfBothAcrossMidnight() async throws {
+      let rig = try StrategyRig(healthSteps: 1000, motionSteps: 990)
+      let counter = rig.counter(.healthKitThenMotion)
+      let nextMidnight = try motionDate("2026-11-30T00:00:00+08:00")
+      try await rig.motion.run {
+        var updates = counter.todayStepUpdatesLargerOfBoth().makeAsyncIterator()
+        let first = try #require(try await updates.next())
+        #expect(first.count.steps == 1000)
+        rig.motion.device.advance(to: nextMidnight.addingTimeInterval(60))
+        var afterMidnight: [CombinedStepCount] = []
+        while let next = try await updates.next() {
+          afterMidnight.append(next)
+          if next.choice == .healthKitLarger { break }
+        }
+        #expect(afterMidnight.allSatisfy { $0.count.interval.start == nextMidnight && $0.count.steps == 0 })
+        #expect(afterMidnight.last?.choice == .healthKitLarger)
+      }
+    }
+  }
+
   /// Counts calls from any thread.
   final class CallCounter: @unchecked Sendable {
     private let lock = NSLock()

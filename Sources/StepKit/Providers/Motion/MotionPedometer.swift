@@ -26,6 +26,12 @@ struct PedometerReading: Sendable, Equatable {
   var floorsAscended: Int?
   /// Flights descended, `nil` where the device does not count floors.
   var floorsDescended: Int?
+
+  /// No activity in an empty interval at `date` (not worth asking CoreMotion about).
+  static func empty(at date: Date) -> PedometerReading {
+    PedometerReading(
+      start: date, end: date, steps: 0, distanceMeters: nil, floorsAscended: nil, floorsDescended: nil)
+  }
 }
 
 #if (canImport(CoreMotion) && (os(iOS) || os(watchOS))) || os(Linux)

@@ -237,7 +237,9 @@ public struct MotionStepSource: StepSource {
   /// Asks the pedometer for `part`, ending it at `now` at the latest (nothing is known of the
   /// future, and CoreMotion is asked only about the past).
   private func reading(of part: DateInterval, now: Date) async throws -> PedometerReading {
-    try await pedometer.reading(from: part.start, to: max(part.start, min(part.end, now)))
+    let end = min(part.end, now)
+    guard end > part.start else { return .empty(at: part.start) }
+    return try await pedometer.reading(from: part.start, to: end)
   }
 
   /// Reads `interval`, applying the seven-day window and the history limit.

@@ -70,7 +70,8 @@ struct MotionTodayUpdates: Sendable {
         }
       }
       let now = source.clock.now()
-      let baseline = try await pedometer.reading(from: start, to: max(now, start))
+      // At the very first moment of the day there is nothing to ask about yet.
+      let baseline = now > start ? try await pedometer.reading(from: start, to: now) : .empty(at: start)
       publish(baseline)
     }
 
