@@ -1,3 +1,6 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
+// The names are CoreMotion's own: the stand-in mirrors the SDK's global constants.
+
 import Foundation
 
 /// A CoreMotion error code, as Swift imports the plain C `typedef enum CMError` of `CMError.h`.

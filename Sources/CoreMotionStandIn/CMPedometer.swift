@@ -76,7 +76,9 @@ open class CMPedometer: NSObject {
   ///   - end: The end of the interval.
   ///   - handler: Called exactly once, on a serial background queue, with the data or an
   ///     `NSError` in ``CMErrorDomain``.
-  open func queryPedometerData(from start: Date, to end: Date, withHandler handler: @escaping CMPedometerHandler) {
+  open func queryPedometerData(
+    from start: Date, to end: Date, withHandler handler: @escaping CMPedometerHandler
+  ) {
     simulator.query(from: start, to: end, handler: handler)
   }
 

@@ -49,7 +49,10 @@ open class CMPedometerData: NSObject {
     super.init()
   }
 
-  init(_ activity: PedometerSimulator.Activity, start: Date, end: Date, availability: PedometerSimulator.Availability) {
+  init(
+    _ activity: PedometerSimulator.Activity, start: Date, end: Date,
+    availability: PedometerSimulator.Availability
+  ) {
     storedStartDate = start
     storedEndDate = end
     storedNumberOfSteps = NSNumber(value: activity.steps)

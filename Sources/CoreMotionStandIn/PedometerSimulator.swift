@@ -58,7 +58,8 @@ public final class PedometerSimulator: @unchecked Sendable {
       stepCounting: true, distance: true, floorCounting: true, pace: true, cadence: true, eventTracking: true)
     /// An iPad without motion coprocessor: nothing available.
     public static let none = Availability(
-      stepCounting: false, distance: false, floorCounting: false, pace: false, cadence: false, eventTracking: false)
+      stepCounting: false, distance: false, floorCounting: false, pace: false, cadence: false,
+      eventTracking: false)
   }
 
   /// Activity recorded in one minute, or summed over an interval.
@@ -154,7 +155,8 @@ public final class PedometerSimulator: @unchecked Sendable {
     authorization: CMAuthorizationStatus = .notDetermined,
     promptAnswer: CMAuthorizationStatus = .authorized
   ) {
-    state = State(now: now, availability: availability, authorization: authorization, promptAnswer: promptAnswer)
+    state = State(
+      now: now, availability: availability, authorization: authorization, promptAnswer: promptAnswer)
   }
 
   private func withState<R>(_ body: (inout State) throws -> R) rethrows -> R {
@@ -397,7 +399,8 @@ public final class PedometerSimulator: @unchecked Sendable {
       if let error = Self.admit(&state) { return .failure(box, error, session: nil) }
       state.nextID += 1
       let baseline = Self.cumulative(state, since: start)
-      state.sessions[pedometerID] = Session(token: state.nextID, start: start, handler: box, lastDelivered: baseline)
+      state.sessions[pedometerID] = Session(
+        token: state.nextID, start: start, handler: box, lastDelivered: baseline)
       return nil
     }
     if let failure { deliver([failure], endingSessions: false) }
@@ -475,7 +478,10 @@ public final class PedometerSimulator: @unchecked Sendable {
         case .failure(let box, let code, _):
           let error = NSError(
             domain: CMErrorDomain, code: Int(code.rawValue),
-            userInfo: [NSLocalizedDescriptionKey: "The operation couldn’t be completed. (CMErrorDomain error \(code.rawValue).)"])
+            userInfo: [
+              NSLocalizedDescriptionKey:
+                "The operation couldn’t be completed. (CMErrorDomain error \(code.rawValue).)"
+            ])
           box.handler(nil, error)
         }
       }

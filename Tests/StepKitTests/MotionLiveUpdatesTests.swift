@@ -17,7 +17,8 @@
         let first = try #require(try await updates.next())
         #expect(first.steps == 500 && first.hasData)
         #expect(first.interval.start == midnight)
-        #expect(first.provenance == Provenance(source: .motion, policy: .health, manualEntries: .notApplicable))
+        #expect(
+          first.provenance == Provenance(source: .motion, policy: .health, manualEntries: .notApplicable))
         rig.device.walk(steps: 20)
         #expect(try await updates.next()?.steps == 520)
         rig.device.advance(by: 90)
@@ -119,7 +120,9 @@
       try await rig.run {
         let consumer = Task {
           var seen = 0
-          for try await _ in rig.source.todayStepUpdates(calendar: rig.calendar, policy: .health) { seen += 1 }
+          for try await _ in rig.source.todayStepUpdates(calendar: rig.calendar, policy: .health) {
+            seen += 1
+          }
           return seen
         }
         await rig.device.waitForUpdateSessions(1)
@@ -165,10 +168,12 @@
       }
     }
 
-    @Test("a failing start ends the sequence with the mapped error", arguments: [
-      (CMErrorMotionActivityNotEntitled, StepKitError.motionNotEntitled),
-      (CMErrorMotionActivityNotAvailable, .motionNotAvailable),
-    ])
+    @Test(
+      "a failing start ends the sequence with the mapped error",
+      arguments: [
+        (CMErrorMotionActivityNotEntitled, StepKitError.motionNotEntitled),
+        (CMErrorMotionActivityNotAvailable, .motionNotAvailable),
+      ])
     func failingStart(code: CMError, expected: StepKitError) async throws {
       let rig = try MotionRig(now: "2026-11-29T08:00:00+08:00")
       rig.device.failNextRequests(with: code)

@@ -12,8 +12,10 @@
       let nsError = error.map { $0 as NSError }
       lock.lock()
       entries.append(
-        (data?.numberOfSteps.intValue, data?.distance?.doubleValue, data?.floorsAscended?.intValue,
-         nsError?.code, nsError?.domain))
+        (
+          data?.numberOfSteps.intValue, data?.distance?.doubleValue, data?.floorsAscended?.intValue,
+          nsError?.code, nsError?.domain
+        ))
       lock.unlock()
     }
 
@@ -61,9 +63,11 @@
       }
     }
 
-    @Test("the first query shows the prompt once and follows the answer", arguments: [
-      (CMAuthorizationStatus.authorized, nil as Int?), (.denied, 105), (.restricted, 105),
-    ])
+    @Test(
+      "the first query shows the prompt once and follows the answer",
+      arguments: [
+        (CMAuthorizationStatus.authorized, nil as Int?), (.denied, 105), (.restricted, 105),
+      ])
     func firstQueryPrompts(answer: CMAuthorizationStatus, expectedCode: Int?) async {
       device.promptAnswer = answer
       device.record(steps: 42, at: start.addingTimeInterval(-600))
@@ -78,7 +82,8 @@
       }
     }
 
-    @Test("handlers are called exactly once per request, for data and for every error code",
+    @Test(
+      "handlers are called exactly once per request, for data and for every error code",
       arguments: Array(UInt32(100)...UInt32(113)))
     func handlerCalledOnce(code: UInt32) async {
       device.authorization = .authorized

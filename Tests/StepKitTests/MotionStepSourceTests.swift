@@ -10,16 +10,22 @@
 
     // MARK: Authorization
 
-    @Test("authorizationStatus() maps to AuthorizationState without showing the prompt", arguments: [
-      (PedometerSimulator.Availability.iPhone, CMAuthorizationStatus.notDetermined, AuthorizationState.notRequested),
-      (.iPhone, .authorized, .authorized),
-      (.iPhone, .denied, .denied),
-      (.iPhone, .restricted, .restricted),
-      (.none, .authorized, .unavailable),
-      (.none, .notDetermined, .unavailable),
-    ])
+    @Test(
+      "authorizationStatus() maps to AuthorizationState without showing the prompt",
+      arguments: [
+        (
+          PedometerSimulator.Availability.iPhone, CMAuthorizationStatus.notDetermined,
+          AuthorizationState.notRequested
+        ),
+        (.iPhone, .authorized, .authorized),
+        (.iPhone, .denied, .denied),
+        (.iPhone, .restricted, .restricted),
+        (.none, .authorized, .unavailable),
+        (.none, .notDetermined, .unavailable),
+      ])
     func authorizationStates(
-      availability: PedometerSimulator.Availability, status: CMAuthorizationStatus, expected: AuthorizationState
+      availability: PedometerSimulator.Availability, status: CMAuthorizationStatus,
+      expected: AuthorizationState
     ) async throws {
       let rig = try MotionRig(now: Self.now, authorization: status, availability: availability)
       let state = await rig.run { await rig.source.authorizationState() }
@@ -28,11 +34,14 @@
       #expect(rig.device.requestsReceived == 0)
     }
 
-    @Test("not determined: the query goes ahead and the prompt decides", arguments: [
-      (CMAuthorizationStatus.authorized, nil as StepKitError?), (.denied, .motionNotAuthorized),
-      (.restricted, .motionNotAuthorized),
-    ])
-    func notDeterminedPromptsOnFirstQuery(answer: CMAuthorizationStatus, expected: StepKitError?) async throws {
+    @Test(
+      "not determined: the query goes ahead and the prompt decides",
+      arguments: [
+        (CMAuthorizationStatus.authorized, nil as StepKitError?), (.denied, .motionNotAuthorized),
+        (.restricted, .motionNotAuthorized),
+      ])
+    func notDeterminedPromptsOnFirstQuery(answer: CMAuthorizationStatus, expected: StepKitError?) async throws
+    {
       let rig = try MotionRig(now: Self.now, authorization: .notDetermined)
       rig.device.promptAnswer = answer
       try rig.record(300, at: "2026-11-29T09:00:00+08:00")
@@ -46,24 +55,33 @@
       #expect(await rig.run { await rig.source.authorizationState() } == AuthorizationState(answer))
     }
 
-    @Test("denied, restricted and unavailable fail before CoreMotion is asked", arguments: [
-      (PedometerSimulator.Availability.iPhone, CMAuthorizationStatus.denied, StepKitError.motionNotAuthorized),
-      (.iPhone, .restricted, .motionRestricted),
-      (.none, .authorized, .motionNotAvailable),
-    ])
+    @Test(
+      "denied, restricted and unavailable fail before CoreMotion is asked",
+      arguments: [
+        (
+          PedometerSimulator.Availability.iPhone, CMAuthorizationStatus.denied,
+          StepKitError.motionNotAuthorized
+        ),
+        (.iPhone, .restricted, .motionRestricted),
+        (.none, .authorized, .motionNotAvailable),
+      ])
     func refusedBeforeQuery(
       availability: PedometerSimulator.Availability, status: CMAuthorizationStatus, expected: StepKitError
     ) async throws {
       let rig = try MotionRig(now: Self.now, authorization: status, availability: availability)
       let interval = DateInterval(start: rig.device.now.addingTimeInterval(-3600), end: rig.device.now)
-      let error = await motionError { _ = try await rig.run { try await rig.source.steps(in: interval, policy: .health) } }
+      let error = await motionError {
+        _ = try await rig.run { try await rig.source.steps(in: interval, policy: .health) }
+      }
       #expect(error == expected)
       #expect(rig.device.requestsReceived == 0)
     }
 
-    @Test("requestAuthorization() shows the prompt through a query and reports the answer", arguments: [
-      CMAuthorizationStatus.authorized, .denied,
-    ])
+    @Test(
+      "requestAuthorization() shows the prompt through a query and reports the answer",
+      arguments: [
+        CMAuthorizationStatus.authorized, .denied,
+      ])
     func requestAuthorization(answer: CMAuthorizationStatus) async throws {
       let rig = try MotionRig(now: Self.now, authorization: .notDetermined)
       rig.device.promptAnswer = answer
@@ -72,16 +90,25 @@
       #expect(rig.device.promptsShown == 1)
     }
 
-    @Test("NSMotionUsageDescription is required before any request", arguments: [
-      [:], [InfoPlistKey.motionUsageDescription: "  "],
-    ])
+    @Test(
+      "NSMotionUsageDescription is required before any request",
+      arguments: [
+        [:], [InfoPlistKey.motionUsageDescription: "  "],
+      ])
     func missingUsageDescription(values: [String: String]) async throws {
-      let rig = try MotionRig(now: Self.now, authorization: .notDetermined, bundle: DictionaryBundleInfo(values))
+      let rig = try MotionRig(
+        now: Self.now, authorization: .notDetermined, bundle: DictionaryBundleInfo(values))
       let interval = DateInterval(start: rig.device.now.addingTimeInterval(-3600), end: rig.device.now)
       let expected = StepKitError.missingUsageDescription(key: "NSMotionUsageDescription")
-      #expect(await motionError { _ = try await rig.run { try await rig.source.steps(in: interval, policy: .health) } } == expected)
-      #expect(await motionError { _ = try await rig.run { try await rig.source.requestAuthorization() } } == expected)
-      var updates = await rig.run { rig.source.todayStepUpdates(calendar: rig.calendar, policy: .health) }.makeAsyncIterator()
+      #expect(
+        await motionError {
+          _ = try await rig.run { try await rig.source.steps(in: interval, policy: .health) }
+        } == expected)
+      #expect(
+        await motionError { _ = try await rig.run { try await rig.source.requestAuthorization() } }
+          == expected)
+      var updates = await rig.run { rig.source.todayStepUpdates(calendar: rig.calendar, policy: .health) }
+        .makeAsyncIterator()
       #expect(await motionError { _ = try await updates.next() } == expected)
       #expect(rig.device.requestsReceived == 0)
       #expect(rig.device.promptsShown == 0)
@@ -100,7 +127,9 @@
       let rig = try MotionRig(now: Self.now)
       rig.device.failNextRequests(with: CMError(code))
       let interval = DateInterval(start: rig.device.now.addingTimeInterval(-3600), end: rig.device.now)
-      let error = await motionError { _ = try await rig.run { try await rig.source.steps(in: interval, policy: .health) } }
+      let error = await motionError {
+        _ = try await rig.run { try await rig.source.steps(in: interval, policy: .health) }
+      }
       if let expected {
         #expect(error == expected)
       } else {
@@ -123,20 +152,25 @@
       let chinese = StepKitError.motionNotAuthorized.recoverySuggestion(in: .simplifiedChinese) ?? ""
       #expect(english.contains("Settings > Privacy & Security > Motion & Fitness"))
       #expect(chinese.contains("设置 > 隐私与安全性 > 运动与健身"))
-      for error in [StepKitError.motionNotAvailable, .motionRestricted, .motionNotEntitled,
-        .motionQueryFailed(code: 103, message: "x")] {
+      for error in [
+        StepKitError.motionNotAvailable, .motionRestricted, .motionNotEntitled,
+        .motionQueryFailed(code: 103, message: "x"),
+      ] {
         #expect(!error.description(in: .english).isEmpty)
         #expect(!error.description(in: .simplifiedChinese).isEmpty)
       }
-      #expect(StepKitError.motionRestricted.recoverySuggestion(in: .simplifiedChinese)?.contains("屏幕使用时间") == true)
+      #expect(
+        StepKitError.motionRestricted.recoverySuggestion(in: .simplifiedChinese)?.contains("屏幕使用时间") == true)
     }
 
     @Test("a handler called twice resumes the waiting query once; the second call is ignored")
     func resumeOnce() async throws {
       let reading = PedometerReading(
-        start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 60), steps: 3, distanceMeters: nil,
+        start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 60), steps: 3,
+        distanceMeters: nil,
         floorsAscended: nil, floorsDescended: nil)
-      let value = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PedometerReading, any Error>) in
+      let value = try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<PedometerReading, any Error>) in
         let once = ResumeOnce(continuation)
         once.resume(with: .success(reading))
         once.resume(with: .failure(.motionNotAuthorized))
@@ -186,7 +220,9 @@
       let hour = DateInterval(start: rig.device.now.addingTimeInterval(-3600), end: rig.device.now)
       let activity = try await rig.run { try await rig.source.activity(in: hour) }
       #expect(activity.steps == 10 && activity.floorsAscended == nil && activity.distanceMeters == nil)
-      let error = await motionError { _ = try await rig.run { try await rig.source.distance(in: hour, policy: .health) } }
+      let error = await motionError {
+        _ = try await rig.run { try await rig.source.distance(in: hour, policy: .health) }
+      }
       guard case .motionQueryFailed(let code, _) = error else {
         Issue.record("expected motionQueryFailed, got \(String(describing: error))")
         return
@@ -232,10 +268,26 @@
       let reachingBack = DateInterval(start: earliest.addingTimeInterval(-1), end: failing.device.now)
       let before = DateInterval(start: earliest.addingTimeInterval(-86_400), end: earliest)
       let expected = StepKitError.motionOutsideHistory(earliestAvailable: earliest)
-      #expect(await motionError { _ = try await failing.run { try await failing.source.steps(in: reachingBack, policy: .health) } } == expected)
-      #expect(await motionError { _ = try await failing.run { try await failing.source.dailySteps(in: reachingBack, calendar: failing.calendar, policy: .health) } } == expected)
-      #expect(await motionError { _ = try await lenient.run { try await lenient.source.steps(in: before, policy: .health) } } == expected)
-      #expect(await motionError { _ = try await lenient.run { try await lenient.source.dailySteps(in: before, calendar: lenient.calendar, policy: .health) } } == expected)
+      #expect(
+        await motionError {
+          _ = try await failing.run { try await failing.source.steps(in: reachingBack, policy: .health) }
+        } == expected)
+      #expect(
+        await motionError {
+          _ = try await failing.run {
+            try await failing.source.dailySteps(in: reachingBack, calendar: failing.calendar, policy: .health)
+          }
+        } == expected)
+      #expect(
+        await motionError {
+          _ = try await lenient.run { try await lenient.source.steps(in: before, policy: .health) }
+        } == expected)
+      #expect(
+        await motionError {
+          _ = try await lenient.run {
+            try await lenient.source.dailySteps(in: before, calendar: lenient.calendar, policy: .health)
+          }
+        } == expected)
       #expect(failing.device.requestsReceived == 0 && lenient.device.requestsReceived == 0)
     }
 
@@ -272,7 +324,9 @@
       try rig.record(7, at: "2026-03-30T00:30:00+02:00")
       let interval = DateInterval(
         start: try motionDate("2026-03-29T00:00:00+01:00"), end: try motionDate("2026-03-31T00:00:00+02:00"))
-      let daily = try await rig.run { try await rig.source.dailySteps(in: interval, calendar: rig.calendar, policy: .health) }
+      let daily = try await rig.run {
+        try await rig.source.dailySteps(in: interval, calendar: rig.calendar, policy: .health)
+      }
       #expect(daily.days.map(\.interval.duration) == [23 * 3600, 24 * 3600])
       #expect(daily.days.map(\.steps) == [100, 7])
     }

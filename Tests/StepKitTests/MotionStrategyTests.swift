@@ -12,7 +12,9 @@
     let health: SimulatedStepSource
     let midnight: Date
 
-    init(healthSteps: Double? = 1200, motionSteps: Int = 800, authorization: CMAuthorizationStatus = .authorized)
+    init(
+      healthSteps: Double? = 1200, motionSteps: Int = 800, authorization: CMAuthorizationStatus = .authorized
+    )
       throws
     {
       motion = try MotionRig(now: "2026-11-29T12:00:00+08:00", authorization: authorization)
@@ -30,7 +32,8 @@
     func counter(_ strategy: StepCounter.Strategy, withHealth: Bool = true) -> StepCounter {
       StepCounter(
         health: withHealth ? health : nil, motion: motion.source, strategy: strategy,
-        calendar: motion.calendar, clock: DeviceClock(device: motion.device), bundle: DictionaryBundleInfo.complete)
+        calendar: motion.calendar, clock: DeviceClock(device: motion.device),
+        bundle: DictionaryBundleInfo.complete)
     }
 
     var today: DateInterval { DateInterval(start: midnight, end: motion.device.now) }
@@ -76,7 +79,9 @@
       }
     }
 
-    @Test("healthKitThenMotion: every fallback reason, on one-shot and daily answers", arguments: Scenario.allCases)
+    @Test(
+      "healthKitThenMotion: every fallback reason, on one-shot and daily answers",
+      arguments: Scenario.allCases)
     func fallbackReasons(_ scenario: Scenario) async throws {
       let rig = try scenario.makeRig()
       let counter = rig.counter(.healthKitThenMotion, withHealth: scenario != .notConfigured)
@@ -91,7 +96,8 @@
       #expect(daily.provenance.fallbackReason == scenario.reason)
     }
 
-    @Test("healthKitThenMotion: live updates hand over with every fallback reason", arguments: Scenario.allCases)
+    @Test(
+      "healthKitThenMotion: live updates hand over with every fallback reason", arguments: Scenario.allCases)
     func liveFallbackReasons(_ scenario: Scenario) async throws {
       let rig = try scenario.makeRig()
       let counter = rig.counter(.healthKitThenMotion, withHealth: scenario != .notConfigured)
@@ -140,9 +146,22 @@
       locked.health.failAlways(.steps, with: .healthDatabaseLocked)
       let notFallback = try StrategyRig()
       notFallback.health.failAlways(.steps, with: .writeAccessDenied(.steps))
-      #expect(await motionError { _ = try await unavailable.motion.run { try await unavailable.counter(.healthKitThenMotion).todaySteps() } } == .motionNotAuthorized)
-      #expect(await motionError { _ = try await locked.motion.run { try await locked.counter(.healthKitThenMotion).todaySteps() } } == .healthDatabaseLocked)
-      #expect(await motionError { _ = try await notFallback.motion.run { try await notFallback.counter(.healthKitThenMotion).todaySteps() } } == .writeAccessDenied(.steps))
+      #expect(
+        await motionError {
+          _ = try await unavailable.motion.run {
+            try await unavailable.counter(.healthKitThenMotion).todaySteps()
+          }
+        } == .motionNotAuthorized)
+      #expect(
+        await motionError {
+          _ = try await locked.motion.run { try await locked.counter(.healthKitThenMotion).todaySteps() }
+        } == .healthDatabaseLocked)
+      #expect(
+        await motionError {
+          _ = try await notFallback.motion.run {
+            try await notFallback.counter(.healthKitThenMotion).todaySteps()
+          }
+        } == .writeAccessDenied(.steps))
       #expect(notFallback.motion.device.requestsReceived == 0)
     }
 
@@ -168,7 +187,9 @@
     func healthKitOnly() async throws {
       let rig = try StrategyRig()
       rig.health.failAlways(.steps, with: .healthDatabaseLocked)
-      let error = await motionError { _ = try await rig.motion.run { try await rig.counter(.healthKit).todaySteps() } }
+      let error = await motionError {
+        _ = try await rig.motion.run { try await rig.counter(.healthKit).todaySteps() }
+      }
       #expect(error == .healthDatabaseLocked)
       #expect(rig.motion.device.requestsReceived == 0)
     }
@@ -195,39 +216,52 @@
 
     // MARK: The larger of both
 
-    @Test("larger of both: each choice", arguments: [
-      (1200.0 as Double?, 800, CombinedStepCount.Choice.healthKitLarger, 1200.0),
-      (500, 800, .motionLarger, 800),
-      (nil, 800, .motionLarger, 800),
-    ])
+    @Test(
+      "larger of both: each choice",
+      arguments: [
+        (1200.0 as Double?, 800, CombinedStepCount.Choice.healthKitLarger, 1200.0),
+        (500, 800, .motionLarger, 800),
+        (nil, 800, .motionLarger, 800),
+      ])
     func largerOfBoth(healthSteps: Double?, motionSteps: Int, choice: CombinedStepCount.Choice, shown: Double)
       async throws
     {
       let rig = try StrategyRig(healthSteps: healthSteps, motionSteps: motionSteps)
-      let combined = try await rig.motion.run { try await rig.counter(.healthKitThenMotion).todayStepsLargerOfBoth() }
+      let combined = try await rig.motion.run {
+        try await rig.counter(.healthKitThenMotion).todayStepsLargerOfBoth()
+      }
       #expect(combined.choice == choice)
       #expect(combined.count.steps == shown)
       #expect((try? combined.healthKit.get())?.steps == healthSteps ?? 0)
       #expect((try? combined.motion.get())?.steps == Double(motionSteps))
-      #expect(combined.count.provenance.fallbackReason == (healthSteps == nil ? .healthKitReturnedNoData : nil))
+      #expect(
+        combined.count.provenance.fallbackReason == (healthSteps == nil ? .healthKitReturnedNoData : nil))
     }
 
     @Test("larger of both: one source failing leaves the other; both failing throws")
     func largerOfBothFailures() async throws {
       let locked = try StrategyRig()
       locked.health.failAlways(.steps, with: .healthDatabaseLocked)
-      let onlyMotion = try await locked.motion.run { try await locked.counter(.healthKitThenMotion).todayStepsLargerOfBoth() }
+      let onlyMotion = try await locked.motion.run {
+        try await locked.counter(.healthKitThenMotion).todayStepsLargerOfBoth()
+      }
       #expect(onlyMotion.choice == .onlyMotion && onlyMotion.count.steps == 800)
       #expect(onlyMotion.count.provenance.fallbackReason == .healthDatabaseLocked)
       #expect(onlyMotion.healthKit == .failure(.healthDatabaseLocked))
 
       let denied = try StrategyRig(authorization: .denied)
-      let onlyHealth = try await denied.motion.run { try await denied.counter(.healthKitThenMotion).todayStepsLargerOfBoth() }
+      let onlyHealth = try await denied.motion.run {
+        try await denied.counter(.healthKitThenMotion).todayStepsLargerOfBoth()
+      }
       #expect(onlyHealth.choice == .onlyHealthKit && onlyHealth.count.steps == 1200)
       #expect(onlyHealth.motion == .failure(.motionNotAuthorized))
 
       denied.health.failAlways(.steps, with: .healthDataUnavailable)
-      let error = await motionError { _ = try await denied.motion.run { try await denied.counter(.healthKitThenMotion).todayStepsLargerOfBoth() } }
+      let error = await motionError {
+        _ = try await denied.motion.run {
+          try await denied.counter(.healthKitThenMotion).todayStepsLargerOfBoth()
+        }
+      }
       #expect(error == .motionNotAuthorized)
     }
 

@@ -40,7 +40,8 @@
       bundle: any BundleInfo = DictionaryBundleInfo.complete,
       historyLimit: MotionHistoryLimit = .countAvailablePart
     ) throws {
-      device = PedometerSimulator(now: try motionDate(now), availability: availability, authorization: authorization)
+      device = PedometerSimulator(
+        now: try motionDate(now), availability: availability, authorization: authorization)
       calendar = try motionCalendar(timeZone)
       // The pedometer inside the source belongs to the device current at creation.
       let device = device
@@ -56,7 +57,9 @@
     }
 
     /// Records `steps` at `time` (ISO 8601 with offset).
-    func record(_ steps: Int, at time: String, meters: Double = 0, floorsUp: Int = 0, floorsDown: Int = 0) throws {
+    func record(_ steps: Int, at time: String, meters: Double = 0, floorsUp: Int = 0, floorsDown: Int = 0)
+      throws
+    {
       device.record(
         steps: steps, distanceMeters: meters, floorsAscended: floorsUp, floorsDescended: floorsDown,
         at: try motionDate(time))

@@ -87,11 +87,14 @@ struct PedometerReading: Sendable, Equatable {
     static var notAvailableCode: Int { Int(CMErrorNotAvailable.rawValue) }
 
     /// Copies a handler's arguments into a Sendable result.
-    static func reading(_ data: CMPedometerData?, error: (any Error)?) -> Result<PedometerReading, StepKitError> {
+    static func reading(_ data: CMPedometerData?, error: (any Error)?) -> Result<
+      PedometerReading, StepKitError
+    > {
       if let error { return .failure(stepKitError(from: error)) }
       guard let data else {
         return .failure(
-          .motionQueryFailed(code: Int(CMErrorNilData.rawValue), message: "The pedometer answered without data."))
+          .motionQueryFailed(
+            code: Int(CMErrorNilData.rawValue), message: "The pedometer answered without data."))
       }
       return .success(
         PedometerReading(
@@ -120,7 +123,8 @@ struct PedometerReading: Sendable, Equatable {
     ///
     /// - Throws: ``StepKitError`` mapped from the CoreMotion error.
     func reading(from start: Date, to end: Date) async throws -> PedometerReading {
-      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PedometerReading, any Error>) in
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<PedometerReading, any Error>) in
         let once = ResumeOnce(continuation)
         pedometer.queryPedometerData(from: start, to: end) { @Sendable data, error in
           once.resume(with: PedometerAccess.reading(data, error: error))

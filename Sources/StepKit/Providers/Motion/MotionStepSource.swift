@@ -175,7 +175,8 @@ public struct MotionStepSource: StepSource {
   ///   - policy: Recorded in the provenance.
   /// - Returns: The days in order.
   /// - Throws: ``StepKitError``; code 109 on a device that does not estimate distance.
-  public func dailyDistance(in interval: DateInterval, calendar: Calendar, policy: CountingPolicy) async throws
+  public func dailyDistance(in interval: DateInterval, calendar: Calendar, policy: CountingPolicy)
+    async throws
     -> DailyDistance
   {
     try requireDistance()
@@ -268,7 +269,9 @@ public struct MotionStepSource: StepSource {
   }
 
   /// Reads each local day of `interval`, applying the seven-day window and the history limit.
-  private func readDays(_ interval: DateInterval, calendar: Calendar) async throws -> ([DayReading], [ResultNote]) {
+  private func readDays(_ interval: DateInterval, calendar: Calendar) async throws -> (
+    [DayReading], [ResultNote]
+  ) {
     try preflight()
     let now = clock.now()
     let window = MotionHistoryWindow(now: now)

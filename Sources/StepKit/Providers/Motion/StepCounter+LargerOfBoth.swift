@@ -90,7 +90,9 @@ extension StepCounter {
     let interval = todayInterval()
     let policy = policy
     async let health = Self.outcome(of: health) { try await $0.steps(in: interval, policy: policy) }
-    async let motion = Self.outcome(of: motion, kind: .motion) { try await $0.steps(in: interval, policy: policy) }
+    async let motion = Self.outcome(of: motion, kind: .motion) {
+      try await $0.steps(in: interval, policy: policy)
+    }
     return try CombinedStepCount(healthKit: await health, motion: await motion)
   }
 
@@ -142,7 +144,9 @@ extension StepCounter {
     guard let sink else { return output.finish() }
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
-        await forward(health, kind: .healthKit, calendar: calendar, policy: policy) { sink.yield(.health($0)) }
+        await forward(health, kind: .healthKit, calendar: calendar, policy: policy) {
+          sink.yield(.health($0))
+        }
       }
       group.addTask {
         await forward(motion, kind: .motion, calendar: calendar, policy: policy) { sink.yield(.motion($0)) }

@@ -19,13 +19,15 @@ extension StepCounter {
   ) async throws {
     guard let health else {
       guard let motion else { throw StepKitError.sourceNotConfigured(.healthKit) }
-      return try await relay(motion, reason: .healthKitNotConfigured, calendar: calendar, policy: policy, into: output)
+      return try await relay(
+        motion, reason: .healthKitNotConfigured, calendar: calendar, policy: policy, into: output)
     }
     guard let motion else {
       return try await relay(health, reason: nil, calendar: calendar, policy: policy, into: output)
     }
     if await health.authorizationState() == .unavailable {
-      return try await relay(motion, reason: .healthDataUnavailable, calendar: calendar, policy: policy, into: output)
+      return try await relay(
+        motion, reason: .healthDataUnavailable, calendar: calendar, policy: policy, into: output)
     }
     var takeOver: FallbackReason?
     do {
@@ -33,7 +35,9 @@ extension StepCounter {
       for try await count in health.todayStepUpdates(calendar: calendar, policy: policy) {
         if isFirst {
           isFirst = false
-          if !count.hasData, let probe = try? await motion.steps(in: count.interval, policy: policy), probe.hasData {
+          if !count.hasData, let probe = try? await motion.steps(in: count.interval, policy: policy),
+            probe.hasData
+          {
             takeOver = .healthKitReturnedNoData
             break
           }
