@@ -1,5 +1,6 @@
 import Foundation
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The domain of HealthKit's errors (`HKErrorDomain`).
 public let HKErrorDomain: String = "com.apple.healthkit"
 
@@ -55,6 +56,7 @@ public struct HKError: Error, Hashable, CustomNSError, @unchecked Sendable {
   /// The error's user info.
   public var errorUserInfo: [String: Any] { userInfo }
 
+  /// Errors are equal when their codes are.
   public static func == (lhs: HKError, rhs: HKError) -> Bool { lhs.code == rhs.code }
   /// Hashes the code.
   public func hash(into hasher: inout Hasher) { hasher.combine(code) }

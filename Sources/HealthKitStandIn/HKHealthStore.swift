@@ -31,7 +31,8 @@ public class HKHealthStore: NSObject {
     let supported = Self.isHealthDataAvailable()
     let read = Set((typesToRead ?? []).map(\.identifier))
     let share = Set((typesToShare ?? []).map(\.identifier))
-    let error: HKError? = supported ? simulation.answerPrompt(for: read, share: share) : .make(.errorHealthDataUnavailable)
+    let error: HKError? =
+      supported ? simulation.answerPrompt(for: read, share: share) : .make(.errorHealthDataUnavailable)
     simulation.handlerQueue.async { completion(error == nil, error) }
   }
 
@@ -63,7 +64,9 @@ public class HKHealthStore: NSObject {
   public func stop(_ query: HKQuery) { simulation.unregister(query) }
 
   /// Saves `object` (needs share authorization; works while locked).
-  public func save(_ object: HKObject, withCompletion completion: @escaping @Sendable (Bool, (any Error)?) -> Void) {
+  public func save(
+    _ object: HKObject, withCompletion completion: @escaping @Sendable (Bool, (any Error)?) -> Void
+  ) {
     let error: HKError?
     if !Self.isHealthDataAvailable() {
       error = .make(.errorHealthDataUnavailable)

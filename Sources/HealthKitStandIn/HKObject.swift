@@ -1,5 +1,6 @@
 import Foundation
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The metadata key marking a sample a person typed in (`HKMetadataKeyWasUserEntered`).
 public let HKMetadataKeyWasUserEntered: String = "HKWasUserEntered"
 
@@ -131,13 +132,17 @@ public class HKQuantitySample: HKSample {
     self.quantityType = quantityType
     self.quantity = quantity
     super.init(
-      sampleType: quantityType, startDate: start, endDate: end, source: source, device: device, metadata: metadata)
+      sampleType: quantityType, startDate: start, endDate: end, source: source, device: device,
+      metadata: metadata)
   }
 
   /// Creates a sample written by this app.
-  public convenience init(type quantityType: HKQuantityType, quantity: HKQuantity, start startDate: Date, end endDate: Date) {
+  public convenience init(
+    type quantityType: HKQuantityType, quantity: HKQuantity, start startDate: Date, end endDate: Date
+  ) {
     self.init(
-      type: quantityType, quantity: quantity, start: startDate, end: endDate, source: HKSource.thisApp, device: nil,
+      type: quantityType, quantity: quantity, start: startDate, end: endDate, source: HKSource.thisApp,
+      device: nil,
       metadata: nil)
   }
 
@@ -147,7 +152,8 @@ public class HKQuantitySample: HKSample {
     case let value as Bool: return value
     case let value as NSNumber: return value.boolValue
     case let value as Int: return value != 0
-    case let value as String: return value == "1" || value.lowercased() == "true" || value.lowercased() == "yes"
+    case let value as String:
+      return value == "1" || value.lowercased() == "true" || value.lowercased() == "yes"
     default: return false
     }
   }

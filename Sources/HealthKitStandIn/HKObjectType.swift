@@ -12,7 +12,8 @@ public struct HKQuantityTypeIdentifier: RawRepresentable, Hashable, Sendable {
   /// Step count (count, cumulative).
   public static let stepCount = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierStepCount")
   /// Walking + running distance (length, cumulative).
-  public static let distanceWalkingRunning = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierDistanceWalkingRunning")
+  public static let distanceWalkingRunning = HKQuantityTypeIdentifier(
+    "HKQuantityTypeIdentifierDistanceWalkingRunning")
   /// Body mass (mass, discrete).
   public static let bodyMass = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierBodyMass")
   /// Height (length, discrete).
@@ -29,7 +30,8 @@ public struct HKCharacteristicTypeIdentifier: RawRepresentable, Hashable, Sendab
   public init(_ rawValue: String) { self.rawValue = rawValue }
 
   /// Biological sex.
-  public static let biologicalSex = HKCharacteristicTypeIdentifier("HKCharacteristicTypeIdentifierBiologicalSex")
+  public static let biologicalSex = HKCharacteristicTypeIdentifier(
+    "HKCharacteristicTypeIdentifierBiologicalSex")
   /// Date of birth.
   public static let dateOfBirth = HKCharacteristicTypeIdentifier("HKCharacteristicTypeIdentifierDateOfBirth")
 }

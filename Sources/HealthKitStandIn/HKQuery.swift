@@ -12,6 +12,7 @@ public struct HKQueryOptions: OptionSet, Sendable, Hashable {
   public static let strictEndDate = HKQueryOptions(rawValue: 1 << 1)
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The largest number of results a query may return: no limit (`HKObjectQueryNoLimit`).
 public var HKObjectQueryNoLimit: Int { 0 }
 
@@ -42,7 +43,9 @@ public class HKQuery: NSObject {
   func start(in simulation: HealthStoreSimulation, deviceSupported: Bool) {}
 
   /// Samples whose interval matches the dates and options.
-  public class func predicateForSamples(withStart startDate: Date?, end endDate: Date?, options: HKQueryOptions = [])
+  public class func predicateForSamples(
+    withStart startDate: Date?, end endDate: Date?, options: HKQueryOptions = []
+  )
     -> NSPredicate
   {
     HKStandInPredicate(.dates(start: startDate, end: endDate, options: options))
@@ -116,8 +119,12 @@ final class HKStandInPredicate: NSPredicate {
     case .dates(let start, let end, let options):
       let lower = start ?? .distantPast
       let upper = end ?? .distantFuture
-      if options.contains(.strictStartDate), !(sample.startDate >= lower && sample.startDate < upper) { return false }
-      if options.contains(.strictEndDate), !(sample.endDate >= lower && sample.endDate < upper) { return false }
+      if options.contains(.strictStartDate), !(sample.startDate >= lower && sample.startDate < upper) {
+        return false
+      }
+      if options.contains(.strictEndDate), !(sample.endDate >= lower && sample.endDate < upper) {
+        return false
+      }
       if options.isEmpty {
         // Overlap: the sample's interval meets [start, end); an instant inside counts.
         if sample.startDate == sample.endDate { return sample.startDate >= lower && sample.startDate < upper }

@@ -5,12 +5,14 @@ public typealias HKObserverQueryCompletionHandler = () -> Void
 
 /// Calls its handler whenever samples of its type change (`HKObserverQuery`).
 public class HKObserverQuery: HKQuery {
-  let updateHandler: @Sendable (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
+  let updateHandler:
+    @Sendable (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
 
   /// Creates the query.
   public init(
     sampleType: HKSampleType, predicate: NSPredicate?,
-    updateHandler: @escaping @Sendable (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
+    updateHandler:
+      @escaping @Sendable (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
   ) {
     self.updateHandler = updateHandler
     super.init(objectType: sampleType, predicate: predicate)
@@ -35,16 +37,18 @@ public class HKObserverQuery: HKQuery {
 
 /// Fetches samples and remembers where it left off (`HKAnchoredObjectQuery`).
 public class HKAnchoredObjectQuery: HKQuery {
-  let handler: @Sendable (HKAnchoredObjectQuery, [HKSample]?, [HKDeletedObject]?, HKQueryAnchor?, (any Error)?) -> Void
+  let handler:
+    @Sendable (HKAnchoredObjectQuery, [HKSample]?, [HKDeletedObject]?, HKQueryAnchor?, (any Error)?) -> Void
   let anchor: HKQueryAnchor?
   let limit: Int
 
   /// Creates the query.
   public init(
     type: HKSampleType, predicate: NSPredicate?, anchor: HKQueryAnchor?, limit: Int,
-    resultsHandler handler: @escaping @Sendable (
-      HKAnchoredObjectQuery, [HKSample]?, [HKDeletedObject]?, HKQueryAnchor?, (any Error)?
-    ) -> Void
+    resultsHandler handler:
+      @escaping @Sendable (
+        HKAnchoredObjectQuery, [HKSample]?, [HKDeletedObject]?, HKQueryAnchor?, (any Error)?
+      ) -> Void
   ) {
     self.handler = handler
     self.anchor = anchor
@@ -88,7 +92,8 @@ public class HKSourceQuery: HKQuery {
       simulation.handlerQueue.async { box.value.handler(box.value, nil, error) }
       return
     }
-    let sources = Unchecked(Set(simulation.visibleSamples(of: type, matching: predicate).map(\.sourceRevision.source)))
+    let sources = Unchecked(
+      Set(simulation.visibleSamples(of: type, matching: predicate).map(\.sourceRevision.source)))
     simulation.handlerQueue.async { box.value.handler(box.value, sources.value, nil) }
   }
 }

@@ -60,13 +60,17 @@ public class HKStatisticsCollection: NSObject {
   /// Calls `block` with the statistics of each interval from the one holding
   /// `startDate` through the one holding `endDate`, in order, empty ones included.
   public func enumerateStatistics(
-    from startDate: Date, to endDate: Date, with block: @escaping (HKStatistics, UnsafeMutablePointer<ObjCBool>) -> Void
+    from startDate: Date, to endDate: Date,
+    with block: @escaping (HKStatistics, UnsafeMutablePointer<ObjCBool>) -> Void
   ) {
     var index = self.index(containing: startDate)
     var stop = ObjCBool(false)
     while true {
       let interval = DateInterval(start: boundary(index), end: boundary(index + 1))
-      if interval.start > endDate || (interval.start == endDate && index != self.index(containing: startDate)) { break }
+      if interval.start > endDate || (interval.start == endDate && index != self.index(containing: startDate))
+      {
+        break
+      }
       withUnsafeMutablePointer(to: &stop) { block(statistics(of: interval), $0) }
       if stop.boolValue { break }
       index += 1
@@ -171,7 +175,8 @@ public class HKStatisticsCollectionQuery: HKQuery {
   let quantityType: HKQuantityType
 
   /// Called once with the collection (or an error).
-  public var initialResultsHandler: (@Sendable (HKStatisticsCollectionQuery, HKStatisticsCollection?, (any Error)?) -> Void)?
+  public var initialResultsHandler:
+    (@Sendable (HKStatisticsCollectionQuery, HKStatisticsCollection?, (any Error)?) -> Void)?
 
   /// Creates the query.
   public init(

@@ -2,7 +2,8 @@ import Foundation
 
 /// Metric prefixes (`HKMetricPrefix`).
 public enum HKMetricPrefix: Int, Sendable {
-  case none = 0, pico, nano, micro, milli, centi, deci, deca, hecto, kilo, mega, giga, tera, femto
+  case none = 0
+  case pico, nano, micro, milli, centi, deci, deca, hecto, kilo, mega, giga, tera, femto
 
   var factor: Double {
     switch self {
@@ -81,7 +82,9 @@ public class HKQuantity: NSObject {
   /// The amount in `unit`. Like HealthKit (which raises an exception), an
   /// incompatible unit is a programming error.
   public func doubleValue(for unit: HKUnit) -> Double {
-    precondition(isCompatible(with: unit), "HKQuantity: \(self.unit.unitString) is not compatible with \(unit.unitString)")
+    precondition(
+      isCompatible(with: unit),
+      "HKQuantity: \(self.unit.unitString) is not compatible with \(unit.unitString)")
     return value * self.unit.factor / unit.factor
   }
 }

@@ -120,7 +120,9 @@ extension StepCounter {
     completion: @escaping @Sendable (Result<SavedMeasurement, StepKitError>) -> Void
   ) {
     let kilograms = bodyMass.converted(to: .kilograms).value
-    deliver(on: queue, to: completion) { try await self.save(bodyMass: Measurement(value: kilograms, unit: .kilograms)) }
+    deliver(on: queue, to: completion) {
+      try await self.save(bodyMass: Measurement(value: kilograms, unit: .kilograms))
+    }
   }
 
   /// Saves height; see ``save(height:at:)``.
@@ -134,7 +136,9 @@ extension StepCounter {
     completion: @escaping @Sendable (Result<SavedMeasurement, StepKitError>) -> Void
   ) {
     let meters = height.converted(to: .meters).value
-    deliver(on: queue, to: completion) { try await self.save(height: Measurement(value: meters, unit: .meters)) }
+    deliver(on: queue, to: completion) {
+      try await self.save(height: Measurement(value: meters, unit: .meters))
+    }
   }
 }
 

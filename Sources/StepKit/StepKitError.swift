@@ -165,7 +165,9 @@ extension StepKitError: CustomNSError {
   /// The description and recovery suggestion, in the preferred language.
   public var errorUserInfo: [String: Any] {
     var info: [String: Any] = [NSLocalizedDescriptionKey: description(in: .preferred)]
-    if let recovery = recoverySuggestion(in: .preferred) { info[NSLocalizedRecoverySuggestionErrorKey] = recovery }
+    if let recovery = recoverySuggestion(in: .preferred) {
+      info[NSLocalizedRecoverySuggestionErrorKey] = recovery
+    }
     return info
   }
 
@@ -230,7 +232,8 @@ extension StepKitError {
     case .authorizationCancelled: return "The health data access request was cancelled."
     case .missingUsageDescription(let key):
       return "The app's Info.plist has no \(key); the system would terminate the app when it asks for access."
-    case .queryFailed(let code, let message): return "Reading health data failed (HealthKit error \(code)): \(message)"
+    case .queryFailed(let code, let message):
+      return "Reading health data failed (HealthKit error \(code)): \(message)"
     case .saveFailed(let type, let code, let message):
       return "Saving \(type.name(in: .english)) failed (HealthKit error \(code)): \(message)"
     case .backgroundDeliveryFailed(let code, let message):
@@ -247,7 +250,8 @@ extension StepKitError {
     case .motionNotEntitled: return "The app is not entitled to read motion activity."
     case .motionOutsideHistory(let earliest):
       return "The motion coprocessor keeps only the last seven days; data before \(earliest) is gone."
-    case .motionQueryFailed(let code, let message): return "Reading motion data failed (Core Motion error \(code)): \(message)"
+    case .motionQueryFailed(let code, let message):
+      return "Reading motion data failed (Core Motion error \(code)): \(message)"
     }
   }
 
@@ -257,22 +261,29 @@ extension StepKitError {
     switch self {
     case .healthDataUnavailable:
       return "Use an iPhone or Apple Watch. On this device, steps can come only from its own motion sensors."
-    case .healthDataRestricted: return "Ask the device's administrator, or check Settings > Screen Time > Content & Privacy Restrictions."
+    case .healthDataRestricted:
+      return
+        "Ask the device's administrator, or check Settings > Screen Time > Content & Privacy Restrictions."
     case .healthDatabaseLocked: return "Unlock the device and try again."
-    case .authorizationNotDetermined: return "Allow access when the app asks, or later in \(health) > this app."
+    case .authorizationNotDetermined:
+      return "Allow access when the app asks, or later in \(health) > this app."
     case .writeAccessDenied(let type):
-      return "Turn on \(type.name(in: .english)) under \(health) > this app > Allow to Write, or in the app's Settings page."
+      return
+        "Turn on \(type.name(in: .english)) under \(health) > this app > Allow to Write, or in the app's Settings page."
     case .authorizationCancelled: return "Ask again and choose which data to allow."
     case .missingUsageDescription(let key):
       return "Add \(key) with a sentence saying why the app needs the data to the app target's Info.plist."
-    case .queryFailed, .backgroundDeliveryFailed: return "Try again later. If it persists, check \(health) > this app."
+    case .queryFailed, .backgroundDeliveryFailed:
+      return "Try again later. If it persists, check \(health) > this app."
     case .saveFailed: return "Check that writing is allowed in \(health) > this app, then try again."
     case .implausibleMeasurement: return "Check the value and its unit."
     case .invalidInterval: return "Pass an interval whose end is not before its start."
     case .sourceNotConfigured: return "Create the StepCounter with the source its strategy needs."
     case .motionNotAvailable: return nil
     case .motionNotAuthorized: return "Turn on this app under \(motion), or in the app's Settings page."
-    case .motionRestricted: return "Ask the device's administrator, or check Settings > Screen Time > Content & Privacy Restrictions."
+    case .motionRestricted:
+      return
+        "Ask the device's administrator, or check Settings > Screen Time > Content & Privacy Restrictions."
     case .motionNotEntitled: return "Check the app's signing and entitlements."
     case .motionOutsideHistory: return "Ask for the last seven days only, or read older days from Health."
     case .motionQueryFailed: return "Try again later."

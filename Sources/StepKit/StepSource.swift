@@ -90,5 +90,7 @@ public protocol StepSource: Sendable {
   ///   - calendar: The calendar whose midnight starts "today".
   ///   - policy: Which samples take part.
   /// - Returns: An asynchronous sequence of today's totals.
-  func todayStepUpdates(calendar: Calendar, policy: CountingPolicy) -> AsyncThrowingStream<StepCount, any Error>
+  func todayStepUpdates(calendar: Calendar, policy: CountingPolicy) -> AsyncThrowingStream<
+    StepCount, any Error
+  >
 }

@@ -33,7 +33,9 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     public var hardwareVersion: String?
 
     /// Creates an origin.
-    public init(name: String, bundleIdentifier: String, deviceModel: String? = nil, hardwareVersion: String? = nil) {
+    public init(
+      name: String, bundleIdentifier: String, deviceModel: String? = nil, hardwareVersion: String? = nil
+    ) {
       self.name = name
       self.bundleIdentifier = bundleIdentifier
       self.deviceModel = deviceModel
@@ -51,7 +53,8 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     /// The Health app, where people type entries in.
     public static let healthApp = Origin(name: "Health", bundleIdentifier: "com.apple.Health")
     /// Another app writing steps.
-    public static let otherApp = Origin(name: "Pedometer Plus", bundleIdentifier: "com.example.pedometer-plus")
+    public static let otherApp = Origin(
+      name: "Pedometer Plus", bundleIdentifier: "com.example.pedometer-plus")
     /// The app under test itself (`HKSource.default()`).
     public static let thisApp = Origin(name: "This App", bundleIdentifier: "com.example.this-app")
 
@@ -191,7 +194,9 @@ public final class HealthStoreSimulation: @unchecked Sendable {
   ///   - end: Its end.
   ///   - origin: Who wrote it.
   ///   - userEntered: Whether a person typed it in (`HKMetadataKeyWasUserEntered`).
-  public func add(steps: Double, from start: Date, to end: Date, origin: Origin = .iPhone, userEntered: Bool = false) {
+  public func add(
+    steps: Double, from start: Date, to end: Date, origin: Origin = .iPhone, userEntered: Bool = false
+  ) {
     add(.stepCount, HKUnit.count(), steps, start, end, origin, userEntered)
   }
 
@@ -203,7 +208,9 @@ public final class HealthStoreSimulation: @unchecked Sendable {
   ///   - end: Its end.
   ///   - origin: Who wrote it.
   ///   - userEntered: Whether a person typed it in.
-  public func add(meters: Double, from start: Date, to end: Date, origin: Origin = .iPhone, userEntered: Bool = false) {
+  public func add(
+    meters: Double, from start: Date, to end: Date, origin: Origin = .iPhone, userEntered: Bool = false
+  ) {
     add(.distanceWalkingRunning, HKUnit.meter(), meters, start, end, origin, userEntered)
   }
 
@@ -212,7 +219,8 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     _ origin: Origin, _ userEntered: Bool
   ) {
     let sample = HKQuantitySample(
-      type: HKQuantityType(identifier), quantity: HKQuantity(unit: unit, doubleValue: value), start: start, end: end,
+      type: HKQuantityType(identifier), quantity: HKQuantity(unit: unit, doubleValue: value), start: start,
+      end: end,
       source: origin.source, device: origin.device,
       metadata: userEntered ? [HKMetadataKeyWasUserEntered: true] : nil)
     store(sample)
@@ -275,7 +283,8 @@ public final class HealthStoreSimulation: @unchecked Sendable {
       for identifier in fresh {
         let answer = state.answers[identifier] ?? state.defaultAnswer
         state.granted[identifier] = Answer(
-          read: identifiers.contains(identifier) && answer.read, share: share.contains(identifier) && answer.share)
+          read: identifiers.contains(identifier) && answer.read,
+          share: share.contains(identifier) && answer.share)
         state.requested.insert(identifier)
       }
       return nil
@@ -295,7 +304,8 @@ public final class HealthStoreSimulation: @unchecked Sendable {
       kind = isSteps ? .steps : .distance
       let value = sample.quantity.doubleValue(for: isSteps ? HKUnit.count() : HKUnit.meter())
       let device = sample.device.map {
-        Device(name: $0.name, manufacturer: $0.manufacturer, model: $0.model, hardware: $0.hardwareVersion,
+        Device(
+          name: $0.name, manufacturer: $0.manufacturer, model: $0.model, hardware: $0.hardwareVersion,
           software: $0.softwareVersion)
       }
       log.append(

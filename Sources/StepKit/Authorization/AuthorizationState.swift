@@ -138,5 +138,6 @@ public enum InfoPlistKey {
   /// The HealthKit entitlement (`.entitlements`).
   public static let healthKitEntitlement = "com.apple.developer.healthkit"
   /// The entitlement HealthKit background delivery needs (iOS 15 and later).
-  public static let healthKitBackgroundDeliveryEntitlement = "com.apple.developer.healthkit.background-delivery"
+  public static let healthKitBackgroundDeliveryEntitlement =
+    "com.apple.developer.healthkit.background-delivery"
 }

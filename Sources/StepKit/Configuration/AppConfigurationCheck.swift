@@ -31,7 +31,8 @@ public struct AppConfigurationCheck: Sendable {
     ///   - writesHealthData: Whether the app saves body measurements.
     ///   - usesMotion: Whether the app may fall back to CoreMotion; `true` by default.
     ///   - usesBackgroundDelivery: Whether the app enables background delivery.
-    public init(writesHealthData: Bool = false, usesMotion: Bool = true, usesBackgroundDelivery: Bool = false) {
+    public init(writesHealthData: Bool = false, usesMotion: Bool = true, usesBackgroundDelivery: Bool = false)
+    {
       self.writesHealthData = writesHealthData
       self.usesMotion = usesMotion
       self.usesBackgroundDelivery = usesBackgroundDelivery
@@ -55,6 +56,7 @@ public struct AppConfigurationCheck: Sendable {
       }
     }
 
+    /// Orders by seriousness: ok, note, missing.
     public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
   }
 
@@ -160,7 +162,9 @@ public struct AppConfigurationCheck: Sendable {
   public func run(path: String) throws -> Report {
     let fileManager = FileManager.default
     var isDirectory: ObjCBool = false
-    guard fileManager.fileExists(atPath: path, isDirectory: &isDirectory) else { throw Failure.notFound(path: path) }
+    guard fileManager.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw Failure.notFound(path: path)
+    }
 
     var infoFiles: [String] = []
     var entitlementFiles: [String] = []
@@ -183,11 +187,15 @@ public struct AppConfigurationCheck: Sendable {
       info = [(project, Self.generatedInfoPlistKeys(project))]
       report.infoPlists = [project]
     }
-    let entitlements: [(file: String, values: [String: Any])] = try entitlementFiles.map { ($0, try Self.readPlist($0)) }
+    let entitlements: [(file: String, values: [String: Any])] = try entitlementFiles.map {
+      ($0, try Self.readPlist($0))
+    }
 
     // A single file is checked for its own keys; a folder for both kinds.
     if isDirectory.boolValue || !infoFiles.isEmpty { report.findings += infoFindings(info) }
-    if isDirectory.boolValue || !entitlementFiles.isEmpty { report.findings += entitlementFindings(entitlements) }
+    if isDirectory.boolValue || !entitlementFiles.isEmpty {
+      report.findings += entitlementFindings(entitlements)
+    }
     return report
   }
 
@@ -203,7 +211,9 @@ public struct AppConfigurationCheck: Sendable {
         findings.append(Finding(severity: .ok, key: key, file: present.file, message: "present."))
       } else if info.isEmpty {
         findings.append(
-          Finding(severity: required ? .missing : .note, key: key, file: nil, message: "no Info.plist found. " + why))
+          Finding(
+            severity: required ? .missing : .note, key: key, file: nil, message: "no Info.plist found. " + why
+          ))
       } else {
         let empty = info.contains { $0.values[key] != nil }
         let what = empty ? "is empty" : "is missing"
@@ -243,7 +253,8 @@ public struct AppConfigurationCheck: Sendable {
       }?.file
     }
     if let file = enabled(InfoPlistKey.healthKitEntitlement) {
-      findings.append(Finding(severity: .ok, key: InfoPlistKey.healthKitEntitlement, file: file, message: "enabled."))
+      findings.append(
+        Finding(severity: .ok, key: InfoPlistKey.healthKitEntitlement, file: file, message: "enabled."))
     } else {
       findings.append(
         Finding(
@@ -294,7 +305,8 @@ public struct AppConfigurationCheck: Sendable {
 
   /// Folders never holding the app target's own files.
   static let skippedFolders: Set<String> = [
-    ".build", ".git", ".swiftpm", "Pods", "Carthage", "DerivedData", "build", "node_modules", "SourcePackages",
+    ".build", ".git", ".swiftpm", "Pods", "Carthage", "DerivedData", "build", "node_modules",
+    "SourcePackages",
   ]
 
   /// The Info.plist, entitlements and project files under `folder`.
@@ -325,13 +337,15 @@ public struct AppConfigurationCheck: Sendable {
 
   /// Info.plist keys Xcode generates from `INFOPLIST_KEY_<key> = "…";` build settings.
   static func generatedInfoPlistKeys(_ projectFile: String) -> [String: String] {
-    guard let data = FileManager.default.contents(atPath: projectFile), let text = String(data: data, encoding: .utf8)
+    guard let data = FileManager.default.contents(atPath: projectFile),
+      let text = String(data: data, encoding: .utf8)
     else { return [:] }
     var values: [String: String] = [:]
     for line in text.split(separator: "\n") {
       let trimmed = line.trimmingCharacters(in: .whitespaces)
       guard trimmed.hasPrefix("INFOPLIST_KEY_"), let equals = trimmed.firstIndex(of: "=") else { continue }
-      let key = trimmed[trimmed.index(trimmed.startIndex, offsetBy: 14)..<equals].trimmingCharacters(in: .whitespaces)
+      let key = trimmed[trimmed.index(trimmed.startIndex, offsetBy: 14)..<equals].trimmingCharacters(
+        in: .whitespaces)
       var value = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
       if value.hasSuffix(";") { value.removeLast() }
       value = value.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))

@@ -22,7 +22,8 @@ public enum BodyMeasurement: Sendable, Hashable {
     let kilograms = mass.converted(to: .kilograms).value
     guard kilograms.isFinite, plausibleKilograms.contains(kilograms) else {
       throw StepKitError.implausibleMeasurement(
-        .bodyMass, value: kilograms.isFinite ? kilograms : mass.value, unit: "kg", plausible: plausibleKilograms)
+        .bodyMass, value: kilograms.isFinite ? kilograms : mass.value, unit: "kg",
+        plausible: plausibleKilograms)
     }
     return .bodyMass(kilograms: kilograms)
   }

@@ -7,16 +7,19 @@ struct AppFolder {
   let root: URL
 
   init() throws {
-    root = FileManager.default.temporaryDirectory.appendingPathComponent("stepkit-doctor-\(UUID().uuidString)")
+    root = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "stepkit-doctor-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
   }
 
   @discardableResult
-  func write(_ relative: String, _ plist: [String: Any], format: PropertyListSerialization.PropertyListFormat) throws
+  func write(_ relative: String, _ plist: [String: Any], format: PropertyListSerialization.PropertyListFormat)
+    throws
     -> String
   {
     let url = root.appendingPathComponent(relative)
-    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     let data = try PropertyListSerialization.data(fromPropertyList: plist, format: format, options: 0)
     try data.write(to: url)
     return url.path
@@ -25,7 +28,8 @@ struct AppFolder {
   @discardableResult
   func write(_ relative: String, text: String) throws -> String {
     let url = root.appendingPathComponent(relative)
-    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     try Data(text.utf8).write(to: url)
     return url.path
   }
@@ -35,21 +39,27 @@ struct AppFolder {
 
 @Suite("AppConfigurationCheck (stepkit doctor)")
 struct AppConfigurationCheckTests {
-  static var completeInfo: [String: Any] { [
-    "CFBundleIdentifier": "com.example.steps",
-    "NSHealthShareUsageDescription": "Shows your daily steps.",
-    "NSHealthUpdateUsageDescription": "Saves your weight.",
-    "NSMotionUsageDescription": "Counts steps when Health is unavailable.",
-  ] }
-  static var completeEntitlements: [String: Any] { [
-    "com.apple.developer.healthkit": true,
-    "com.apple.developer.healthkit.access": [String](),
-    "com.apple.developer.healthkit.background-delivery": true,
-  ] }
+  static var completeInfo: [String: Any] {
+    [
+      "CFBundleIdentifier": "com.example.steps",
+      "NSHealthShareUsageDescription": "Shows your daily steps.",
+      "NSHealthUpdateUsageDescription": "Saves your weight.",
+      "NSMotionUsageDescription": "Counts steps when Health is unavailable.",
+    ]
+  }
+  static var completeEntitlements: [String: Any] {
+    [
+      "com.apple.developer.healthkit": true,
+      "com.apple.developer.healthkit.access": [String](),
+      "com.apple.developer.healthkit.background-delivery": true,
+    ]
+  }
 
-  @Test("a complete app target passes, in XML and binary plists", arguments: [
-    PropertyListSerialization.PropertyListFormat.xml, .binary,
-  ])
+  @Test(
+    "a complete app target passes, in XML and binary plists",
+    arguments: [
+      PropertyListSerialization.PropertyListFormat.xml, .binary,
+    ])
   func complete(format: PropertyListSerialization.PropertyListFormat) throws {
     let folder = try AppFolder()
     defer { folder.remove() }
@@ -59,10 +69,11 @@ struct AppConfigurationCheckTests {
     let report = try AppConfigurationCheck(options: options).run(path: folder.root.path)
     #expect(report.exitCode == 0)
     #expect(report.findings.allSatisfy { $0.severity == .ok })
-    #expect(report.findings.map(\.key) == [
-      "NSHealthShareUsageDescription", "NSHealthUpdateUsageDescription", "NSMotionUsageDescription",
-      "com.apple.developer.healthkit", "com.apple.developer.healthkit.background-delivery",
-    ])
+    #expect(
+      report.findings.map(\.key) == [
+        "NSHealthShareUsageDescription", "NSHealthUpdateUsageDescription", "NSMotionUsageDescription",
+        "com.apple.developer.healthkit", "com.apple.developer.healthkit.background-delivery",
+      ])
     #expect(report.infoPlists.count == 1)
     #expect(report.entitlements.count == 1)
     #expect(report.rendered().hasSuffix("All StepKit requirements are met.\n"))
@@ -72,12 +83,17 @@ struct AppConfigurationCheckTests {
   func missing() throws {
     let folder = try AppFolder()
     defer { folder.remove() }
-    try folder.write("App/Info.plist", ["CFBundleIdentifier": "com.example.steps", "NSMotionUsageDescription": ""], format: .xml)
+    try folder.write(
+      "App/Info.plist", ["CFBundleIdentifier": "com.example.steps", "NSMotionUsageDescription": ""],
+      format: .xml)
     try folder.write("App/App.entitlements", [String: Any](), format: .xml)
     let report = try AppConfigurationCheck().run(path: folder.root.path)
     #expect(report.exitCode == 1)
     let missing = report.findings.filter { $0.severity == .missing }
-    #expect(missing.map(\.key) == ["NSHealthShareUsageDescription", "NSMotionUsageDescription", "com.apple.developer.healthkit"])
+    #expect(
+      missing.map(\.key) == [
+        "NSHealthShareUsageDescription", "NSMotionUsageDescription", "com.apple.developer.healthkit",
+      ])
     #expect(missing[0].message.contains("crash"))
     #expect(missing[1].message.hasPrefix("is empty"))
     #expect(missing[2].message.contains("permission prompt"))
@@ -92,18 +108,25 @@ struct AppConfigurationCheckTests {
     let folder = try AppFolder()
     defer { folder.remove() }
     let info = try folder.write("Info.plist", ["NSHealthShareUsageDescription": "Steps."], format: .binary)
-    let entitlements = try folder.write("App.entitlements", ["com.apple.developer.healthkit": true], format: .binary)
+    let entitlements = try folder.write(
+      "App.entitlements", ["com.apple.developer.healthkit": true], format: .binary)
 
     let readOnly = AppConfigurationCheck(options: .init(usesMotion: false))
     #expect(try readOnly.run(path: info).exitCode == 0)
     #expect(try readOnly.run(path: entitlements).exitCode == 0)
 
     let writer = AppConfigurationCheck(options: .init(writesHealthData: true, usesMotion: false))
-    #expect(try writer.run(path: info).findings.filter { $0.severity == .missing }.map(\.key) == ["NSHealthUpdateUsageDescription"])
+    #expect(
+      try writer.run(path: info).findings.filter { $0.severity == .missing }.map(\.key) == [
+        "NSHealthUpdateUsageDescription"
+      ])
 
     let background = AppConfigurationCheck(options: .init(usesBackgroundDelivery: true))
     let report = try background.run(path: entitlements)
-    #expect(report.findings.filter { $0.severity == .missing }.map(\.key) == ["com.apple.developer.healthkit.background-delivery"])
+    #expect(
+      report.findings.filter { $0.severity == .missing }.map(\.key) == [
+        "com.apple.developer.healthkit.background-delivery"
+      ])
     #expect(report.infoPlists.isEmpty)
   }
 
@@ -164,12 +187,18 @@ struct AppConfigurationCheckTests {
       #expect(path == broken)
     }
     let array = try folder.write("Array.plist", ["not": "a dictionary"], format: .xml)
-    let arrayData = try PropertyListSerialization.data(fromPropertyList: ["a", "b"], format: .xml, options: 0)
+    let arrayData = try PropertyListSerialization.data(
+      fromPropertyList: ["a", "b"], format: .xml, options: 0)
     try arrayData.write(to: URL(fileURLWithPath: array))
-    #expect(throws: AppConfigurationCheck.Failure.unreadable(path: array, reason: "the top level is not a dictionary")) {
+    #expect(
+      throws: AppConfigurationCheck.Failure.unreadable(
+        path: array, reason: "the top level is not a dictionary")
+    ) {
       try AppConfigurationCheck().run(path: array)
     }
     let text = try folder.write("README.md", text: "hello")
-    #expect(throws: AppConfigurationCheck.Failure.unsupportedFile(path: text)) { try AppConfigurationCheck().run(path: text) }
+    #expect(throws: AppConfigurationCheck.Failure.unsupportedFile(path: text)) {
+      try AppConfigurationCheck().run(path: text)
+    }
   }
 }

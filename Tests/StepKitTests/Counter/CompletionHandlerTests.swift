@@ -35,7 +35,8 @@ struct CompletionHandlerTests {
   }
 
   func counter(for path: Path) -> StepCounter {
-    let health = SimulatedStepSource(samples: [], authorization: path == .unavailable ? .unavailable : .notRequested)
+    let health = SimulatedStepSource(
+      samples: [], authorization: path == .unavailable ? .unavailable : .notRequested)
     switch path {
     case .scriptedFailure:
       health.failAlways(.steps, with: .healthDatabaseLocked)
@@ -88,7 +89,9 @@ struct CompletionHandlerTests {
     let target = queue("stepkit.tests.concurrent")
     await withTaskGroup(of: Void.self) { group in
       for index in 0..<1000 {
-        group.addTask { await call(index, counter, index % 2 == 0 ? .success : .invalidMeasurement, on: target, log: log) }
+        group.addTask {
+          await call(index, counter, index % 2 == 0 ? .success : .invalidMeasurement, on: target, log: log)
+        }
       }
     }
     #expect(log.count == 1000)
@@ -98,10 +101,13 @@ struct CompletionHandlerTests {
   @Test("results and errors arrive intact")
   func resultsArrive() async throws {
     let health = SimulatedStepSource(samples: [
-      Sample(kind: .steps, start: Date(timeIntervalSince1970: 100), end: Date(timeIntervalSince1970: 200), value: 42, source: "iPhone")
+      Sample(
+        kind: .steps, start: Date(timeIntervalSince1970: 100), end: Date(timeIntervalSince1970: 200),
+        value: 42, source: "iPhone")
     ])
     health.failNext(.steps, with: .healthDatabaseLocked)
-    let counter = StepCounter(health: health, motion: nil, strategy: .healthKit, bundle: DictionaryBundleInfo.complete)
+    let counter = StepCounter(
+      health: health, motion: nil, strategy: .healthKit, bundle: DictionaryBundleInfo.complete)
     let target = queue("stepkit.tests.results")
     let interval = DateInterval(start: Date(timeIntervalSince1970: 0), duration: 1000)
     let first: Result<StepCount, StepKitError> = await withCheckedContinuation { continuation in

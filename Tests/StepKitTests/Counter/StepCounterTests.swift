@@ -15,12 +15,16 @@ struct StepCounterTests {
     StepCounter(health: health, motion: motion, clock: clock, bundle: bundle)
   }
 
-  @Test("a missing usage description is named, and HealthKit is never asked", arguments: [
-    (AuthorizationRequest.stepsAndDistance, [String: String](), "NSHealthShareUsageDescription"),
-    (.everything, ["NSHealthShareUsageDescription": "Shows your steps."], "NSHealthUpdateUsageDescription"),
-    (.stepsAndDistance, ["NSHealthShareUsageDescription": "   "], "NSHealthShareUsageDescription"),
-  ])
-  func missingUsageDescription(request: AuthorizationRequest, info: [String: String], key: String) async throws {
+  @Test(
+    "a missing usage description is named, and HealthKit is never asked",
+    arguments: [
+      (AuthorizationRequest.stepsAndDistance, [String: String](), "NSHealthShareUsageDescription"),
+      (.everything, ["NSHealthShareUsageDescription": "Shows your steps."], "NSHealthUpdateUsageDescription"),
+      (.stepsAndDistance, ["NSHealthShareUsageDescription": "   "], "NSHealthShareUsageDescription"),
+    ])
+  func missingUsageDescription(request: AuthorizationRequest, info: [String: String], key: String)
+    async throws
+  {
     let health = SimulatedStepSource(authorization: .notRequested)
     let counter = counter(health: health, bundle: DictionaryBundleInfo(info))
     await #expect(throws: StepKitError.missingUsageDescription(key: key)) {
@@ -41,17 +45,22 @@ struct StepCounterTests {
 
   @Test("a counter without a health source says so")
   func noHealthSource() async throws {
-    let counter = StepCounter(health: nil, motion: nil, strategy: .healthKit, bundle: DictionaryBundleInfo.complete)
-    await #expect(throws: StepKitError.sourceNotConfigured(.healthKit)) { try await counter.requestAuthorization() }
+    let counter = StepCounter(
+      health: nil, motion: nil, strategy: .healthKit, bundle: DictionaryBundleInfo.complete)
+    await #expect(throws: StepKitError.sourceNotConfigured(.healthKit)) {
+      try await counter.requestAuthorization()
+    }
     await #expect(throws: StepKitError.sourceNotConfigured(.healthKit)) { try await counter.todaySteps() }
     await #expect(throws: StepKitError.sourceNotConfigured(.healthKit)) { try await counter.biologicalSex() }
     #expect(await counter.authorizationStatus() == AuthorizationStatus(healthKit: nil, motion: nil))
   }
 
-  @Test("body measurements are converted, validated and saved", arguments: [
-    (Measurement(value: 150, unit: UnitMass.pounds).converted(to: .kilograms).value, true),
-    (0.0, false), (-70, false), (900, false), (Double.nan, false), (Double.infinity, false),
-  ])
+  @Test(
+    "body measurements are converted, validated and saved",
+    arguments: [
+      (Measurement(value: 150, unit: UnitMass.pounds).converted(to: .kilograms).value, true),
+      (0.0, false), (-70, false), (900, false), (Double.nan, false), (Double.infinity, false),
+    ])
   func bodyMass(kilograms: Double, valid: Bool) async throws {
     let health = SimulatedStepSource()
     let counter = counter(health: health)
@@ -78,7 +87,9 @@ struct StepCounterTests {
     let counter = counter(health: health)
     try await counter.save(height: Measurement(value: 5.9, unit: .feet))
     #expect(abs((health.savedMeasurements.first?.measurement.siValue ?? 0) - 1.79832) < 1e-9)
-    await #expect(throws: StepKitError.implausibleMeasurement(.height, value: 18, unit: "m", plausible: 0.2...3)) {
+    await #expect(
+      throws: StepKitError.implausibleMeasurement(.height, value: 18, unit: "m", plausible: 0.2...3)
+    ) {
       try await counter.save(height: Measurement(value: 18, unit: .meters))
     }
   }
@@ -159,13 +170,16 @@ struct StepCounterTests {
       let simulation = HealthStoreSimulation()
       simulation.defaultAnswer = .deny
       let counter = StepCounter(
-        health: HealthKitStepSource(store: HKHealthStore(simulation: simulation)), motion: nil, strategy: .healthKit,
+        health: HealthKitStepSource(store: HKHealthStore(simulation: simulation)), motion: nil,
+        strategy: .healthKit,
         bundle: DictionaryBundleInfo.complete)
       try await counter.requestAuthorization()
       let today = try await counter.todaySteps()
       #expect(!today.hasData)
       #expect(today.provenance.notes == [.noDataMayMeanDeniedAccess])
-      #expect(ResultNote.noDataMayMeanDeniedAccess.explanation.contains("Settings > Health > Data Access & Devices"))
+      #expect(
+        ResultNote.noDataMayMeanDeniedAccess.explanation.contains("Settings > Health > Data Access & Devices")
+      )
     }
 
     @Test("on a device without HealthKit, CoreMotion's count comes with the reason")

@@ -16,11 +16,13 @@
       await withCheckedContinuation { continuation in
         let query = HKStatisticsQuery(
           quantityType: HKQuantityType(.stepCount),
-          quantitySamplePredicate: HKQuery.predicateForSamples(withStart: start, end: end), options: .cumulativeSum
+          quantitySamplePredicate: HKQuery.predicateForSamples(withStart: start, end: end),
+          options: .cumulativeSum
         ) { _, statistics, error in
           continuation.resume(
             returning: Outcome(
-              sum: statistics?.sumQuantity()?.doubleValue(for: .count()), errorCode: (error as? HKError)?.code.rawValue,
+              sum: statistics?.sumQuantity()?.doubleValue(for: .count()),
+              errorCode: (error as? HKError)?.code.rawValue,
               onMainThread: Thread.isMainThread))
         }
         store.execute(query)
@@ -29,7 +31,8 @@
 
     func request(_ store: HKHealthStore) async -> Bool {
       await withCheckedContinuation { continuation in
-        store.requestAuthorization(toShare: [HKQuantityType(.stepCount)], read: [HKQuantityType(.stepCount)]) {
+        store.requestAuthorization(toShare: [HKQuantityType(.stepCount)], read: [HKQuantityType(.stepCount)])
+        {
           success, _ in continuation.resume(returning: success)
         }
       }
@@ -39,7 +42,8 @@
     func noData() async throws {
       let store = HKHealthStore()
       #expect(await request(store))
-      let outcome = await sum(store, from: Date(timeIntervalSince1970: 0), to: Date(timeIntervalSince1970: 3600))
+      let outcome = await sum(
+        store, from: Date(timeIntervalSince1970: 0), to: Date(timeIntervalSince1970: 3600))
       #expect(outcome.sum == nil)
       #expect(outcome.errorCode == HKError.Code.errorNoData.rawValue)
       #expect(!outcome.onMainThread)
@@ -70,7 +74,9 @@
       let store = HKHealthStore(simulation: simulation)
       let start = Date(timeIntervalSince1970: 0)
       simulation.add(steps: 600, from: start, to: start.addingTimeInterval(600), origin: .iPhone)
-      simulation.add(steps: 300, from: start.addingTimeInterval(300), to: start.addingTimeInterval(600), origin: .appleWatch)
+      simulation.add(
+        steps: 300, from: start.addingTimeInterval(300), to: start.addingTimeInterval(600),
+        origin: .appleWatch)
       #expect(await request(store))
       // iPhone's first half (300) + the Watch's 300 for the second half.
       #expect(await sum(store, from: start, to: start.addingTimeInterval(3600)).sum == 600)
@@ -82,7 +88,8 @@
       let store = HKHealthStore(simulation: simulation)
       #expect(await request(store))
       simulation.isLocked = true
-      let outcome = await sum(store, from: Date(timeIntervalSince1970: 0), to: Date(timeIntervalSince1970: 60))
+      let outcome = await sum(
+        store, from: Date(timeIntervalSince1970: 0), to: Date(timeIntervalSince1970: 60))
       #expect(outcome.errorCode == HKError.Code.errorDatabaseInaccessible.rawValue)
     }
 

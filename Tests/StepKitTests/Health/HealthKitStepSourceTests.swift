@@ -29,7 +29,9 @@
       #expect(count.provenance == Provenance(source: .healthKit, policy: .health, manualEntries: .excluded))
     }
 
-    @Test("typed-in steps are left out before the merge, not subtracted after it", arguments: HealthFixture.countings)
+    @Test(
+      "typed-in steps are left out before the merge, not subtracted after it",
+      arguments: HealthFixture.countings)
     func typedInStepsLeftOut(counting: HealthKitStepSource.Counting) async throws {
       let store = HealthFixture.Store(counting: counting)
       let nine = try HealthFixture.date("2026-11-29T09:00:00+08:00")
@@ -115,10 +117,12 @@
 
   @Suite("HealthKit provider: daily buckets")
   struct HealthKitDailyTests {
-    @Test("days start at local midnight across DST changes (23- and 25-hour days)", arguments: [
-      ("2026-03-07T00:00:00-05:00", "2026-03-10T00:00:00-04:00", [24.0, 23.0, 24.0]),
-      ("2026-10-31T00:00:00-04:00", "2026-11-03T00:00:00-05:00", [24.0, 25.0, 24.0]),
-    ])
+    @Test(
+      "days start at local midnight across DST changes (23- and 25-hour days)",
+      arguments: [
+        ("2026-03-07T00:00:00-05:00", "2026-03-10T00:00:00-04:00", [24.0, 23.0, 24.0]),
+        ("2026-10-31T00:00:00-04:00", "2026-11-03T00:00:00-05:00", [24.0, 25.0, 24.0]),
+      ])
     func dstDays(start: String, end: String, hours: [Double]) async throws {
       let newYork = try HealthFixture.calendar("America/New_York")
       let store = HealthFixture.Store()
@@ -131,7 +135,8 @@
       }
       let firstMidnight = LocalDays.days(covering: range, calendar: newYork)[1].start
       store.simulation.add(
-        steps: 240, from: firstMidnight.addingTimeInterval(-2 * 3600), to: firstMidnight.addingTimeInterval(2 * 3600),
+        steps: 240, from: firstMidnight.addingTimeInterval(-2 * 3600),
+        to: firstMidnight.addingTimeInterval(2 * 3600),
         origin: .appleWatch)
       try await store.authorize()
 
@@ -139,11 +144,15 @@
       #expect(daily.days.map { $0.interval.duration / 3600 } == hours)
       #expect(daily.days.map(\.roundedSteps) == [1120, 1120, 1000])
       for day in daily.days {
-        #expect(newYork.dateComponents([.hour, .minute], from: day.interval.start) == DateComponents(hour: 0, minute: 0))
+        #expect(
+          newYork.dateComponents([.hour, .minute], from: day.interval.start)
+            == DateComponents(hour: 0, minute: 0))
       }
     }
 
-    @Test("partial days at the ends cover whole days but count only samples in the range", arguments: HealthFixture.countings)
+    @Test(
+      "partial days at the ends cover whole days but count only samples in the range",
+      arguments: HealthFixture.countings)
     func partialBuckets(counting: HealthKitStepSource.Counting) async throws {
       let shanghai = try HealthFixture.calendar("Asia/Shanghai")
       let store = HealthFixture.Store(counting: counting)
@@ -220,7 +229,8 @@
       }
     }
 
-    @Test("after the prompt, read access is unknown whether it was allowed or denied", arguments: [true, false])
+    @Test(
+      "after the prompt, read access is unknown whether it was allowed or denied", arguments: [true, false])
     func readAccessIsHidden(allowed: Bool) async throws {
       let store = HealthFixture.Store()
       store.simulation.defaultAnswer = allowed ? .allow : .deny
@@ -250,7 +260,9 @@
       let store = HealthFixture.Store()
       try await store.authorize()
       store.simulation.isLocked = true
-      await #expect(throws: StepKitError.healthDatabaseLocked) { try await store.source.steps(in: day, policy: .health) }
+      await #expect(throws: StepKitError.healthDatabaseLocked) {
+        try await store.source.steps(in: day, policy: .health)
+      }
       await #expect(throws: StepKitError.healthDatabaseLocked) {
         try await store.source.dailySteps(in: day, calendar: .current, policy: .health)
       }
@@ -314,7 +326,8 @@
       #expect(try await store.source.dateOfBirth() == .notRequested)
       try await store.authorize(AuthorizationRequest(read: [.dateOfBirth]))
       #expect(try await store.source.dateOfBirth() == .notSetOrNotAllowed)
-      store.simulation.dateOfBirth = DateComponents(calendar: Calendar(identifier: .gregorian), year: 1990, month: 5, day: 17)
+      store.simulation.dateOfBirth = DateComponents(
+        calendar: Calendar(identifier: .gregorian), year: 1990, month: 5, day: 17)
       #expect(try await store.source.dateOfBirth() == .value(DateComponents(year: 1990, month: 5, day: 17)))
     }
 
@@ -329,7 +342,8 @@
       let expected = Measurement(value: 150, unit: UnitMass.pounds).converted(to: .kilograms).value
       #expect(abs(saved.measurement.siValue - expected) < 1e-9)
       #expect(saved.measurement.type == .bodyMass)
-      _ = try await store.source.save(try BodyMeasurement.height(Measurement(value: 180, unit: .centimeters)), at: date)
+      _ = try await store.source.save(
+        try BodyMeasurement.height(Measurement(value: 180, unit: .centimeters)), at: date)
       #expect(store.simulation.storedSampleCount == 2)
     }
 
@@ -347,7 +361,9 @@
       denied.simulation.answers[HKQuantityTypeIdentifier.bodyMass.rawValue] = .init(read: true, share: false)
       try await denied.authorize(.everything)
       #expect(denied.source.writeAccess(for: .bodyMass) == .denied)
-      await #expect(throws: StepKitError.writeAccessDenied(.bodyMass)) { try await denied.source.save(mass, at: date) }
+      await #expect(throws: StepKitError.writeAccessDenied(.bodyMass)) {
+        try await denied.source.save(mass, at: date)
+      }
 
       let failing = HealthFixture.Store()
       try await failing.authorize(.everything)

@@ -57,8 +57,11 @@ enum HealthFixture {
       let simulation = HealthStoreSimulation()
       let source: HealthKitStepSource
 
-      init(counting: HealthKitStepSource.Counting = .healthKitStatistics, clock: any StepClock = SystemClock()) {
-        source = HealthKitStepSource(store: HKHealthStore(simulation: simulation), counting: counting, clock: clock)
+      init(
+        counting: HealthKitStepSource.Counting = .healthKitStatistics, clock: any StepClock = SystemClock()
+      ) {
+        source = HealthKitStepSource(
+          store: HKHealthStore(simulation: simulation), counting: counting, clock: clock)
       }
 
       /// Answers the prompt for steps and distance (and more when asked).
@@ -68,6 +71,8 @@ enum HealthFixture {
     }
 
     /// Both ways of counting, for tests that must agree across them.
-    static let countings: [HealthKitStepSource.Counting] = [.healthKitStatistics, .stepKitMerge(ranking: .default)]
+    static let countings: [HealthKitStepSource.Counting] = [
+      .healthKitStatistics, .stepKitMerge(ranking: .default),
+    ]
   }
 #endif

@@ -9,9 +9,12 @@ struct SimulatedStepSourceTests {
     let watch = Device(model: "Watch", hardware: "Watch6,1")
     let phone = Device(model: "iPhone", hardware: "iPhone15,2")
     let source = SimulatedStepSource(samples: [
-      try HealthFixture.steps(1000, "2026-11-29T09:00:00+08:00", "2026-11-29T10:00:00+08:00", source: "Watch", device: watch),
-      try HealthFixture.steps(800, "2026-11-29T09:00:00+08:00", "2026-11-29T10:00:00+08:00", source: "Phone", device: phone),
-      try HealthFixture.steps(5000, "2026-11-29T11:00:00+08:00", "2026-11-29T12:00:00+08:00", source: "Health", userEntered: true),
+      try HealthFixture.steps(
+        1000, "2026-11-29T09:00:00+08:00", "2026-11-29T10:00:00+08:00", source: "Watch", device: watch),
+      try HealthFixture.steps(
+        800, "2026-11-29T09:00:00+08:00", "2026-11-29T10:00:00+08:00", source: "Phone", device: phone),
+      try HealthFixture.steps(
+        5000, "2026-11-29T11:00:00+08:00", "2026-11-29T12:00:00+08:00", source: "Health", userEntered: true),
     ])
     let day = try HealthFixture.interval("2026-11-29T00:00:00+08:00", "2026-11-30T00:00:00+08:00")
     #expect(try await source.steps(in: day, policy: .health).roundedSteps == 1000)
@@ -24,7 +27,9 @@ struct SimulatedStepSourceTests {
     let source = SimulatedStepSource()
     let day = try HealthFixture.interval("2026-11-29T00:00:00+08:00", "2026-11-30T00:00:00+08:00")
     source.failNext(.steps, with: .healthDatabaseLocked)
-    await #expect(throws: StepKitError.healthDatabaseLocked) { try await source.steps(in: day, policy: .health) }
+    await #expect(throws: StepKitError.healthDatabaseLocked) {
+      try await source.steps(in: day, policy: .health)
+    }
     #expect(try await source.steps(in: day, policy: .health).steps == 0)
     source.failAlways(.distance, with: .queryFailed(code: 3, message: "scripted"))
     await #expect(throws: StepKitError.queryFailed(code: 3, message: "scripted")) {
@@ -45,7 +50,9 @@ struct SimulatedStepSourceTests {
     try await source.requestAuthorization(.stepsAndDistance)
     #expect(await source.authorizationState() == .requestedReadAccessUnknown)
     let unavailable = SimulatedStepSource(authorization: .unavailable)
-    await #expect(throws: StepKitError.healthDataUnavailable) { try await unavailable.requestAuthorization(.stepsAndDistance) }
+    await #expect(throws: StepKitError.healthDataUnavailable) {
+      try await unavailable.requestAuthorization(.stepsAndDistance)
+    }
   }
 
   @Test("live updates follow added samples and the clock's midnight")
@@ -53,7 +60,9 @@ struct SimulatedStepSourceTests {
     let shanghai = try HealthFixture.calendar("Asia/Shanghai")
     let clock = ManualClock(now: try HealthFixture.date("2026-11-29T23:00:00+08:00"))
     let source = SimulatedStepSource(clock: clock)
-    let counts = try await HealthFixture.first(3, of: source.todayStepUpdates(calendar: shanghai, policy: .health)) {
+    let counts = try await HealthFixture.first(
+      3, of: source.todayStepUpdates(calendar: shanghai, policy: .health)
+    ) {
       received in
       if received == 1 {
         source.add(try HealthFixture.steps(77, "2026-11-29T22:00:00+08:00", "2026-11-29T22:10:00+08:00"))

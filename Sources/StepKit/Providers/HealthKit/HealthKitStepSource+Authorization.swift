@@ -1,9 +1,10 @@
-#if canImport(HealthKit)
-import HealthKit
-#else
-import HealthKitStandIn
-#endif
 import Foundation
+
+#if canImport(HealthKit)
+  import HealthKit
+#else
+  import HealthKitStandIn
+#endif
 
 extension HealthKitStepSource {
   static func objectType(_ type: HealthDataType) -> HKObjectType {
@@ -46,7 +47,8 @@ extension HealthKitStepSource {
     try requireHealthData()
     let firstType = request.read.sorted { $0.rawValue < $1.rawValue }.first ?? .steps
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-      store.requestAuthorization(toShare: Self.shareTypes(request), read: Self.readTypes(request)) { success, error in
+      store.requestAuthorization(toShare: Self.shareTypes(request), read: Self.readTypes(request)) {
+        success, error in
         if let error {
           continuation.resume(throwing: StepKitError(healthKitError: error, type: firstType))
         } else if !success {
@@ -69,7 +71,8 @@ extension HealthKitStepSource {
   public func authorizationState(for request: AuthorizationRequest) async -> AuthorizationState {
     guard HKHealthStore.isHealthDataAvailable() else { return .unavailable }
     let status: HKAuthorizationRequestStatus? = await withCheckedContinuation { continuation in
-      store.getRequestStatusForAuthorization(toShare: Self.shareTypes(request), read: Self.readTypes(request)) {
+      store.getRequestStatusForAuthorization(toShare: Self.shareTypes(request), read: Self.readTypes(request))
+      {
         status, error in
         continuation.resume(returning: error == nil ? status : nil)
       }
@@ -110,7 +113,8 @@ extension HealthKitStepSource {
     case .weekly: hkFrequency = .weekly
     }
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-      store.enableBackgroundDelivery(for: HKQuantityType(.stepCount), frequency: hkFrequency) { success, error in
+      store.enableBackgroundDelivery(for: HKQuantityType(.stepCount), frequency: hkFrequency) {
+        success, error in
         if success, error == nil {
           continuation.resume()
         } else {

@@ -1,9 +1,10 @@
-#if canImport(HealthKit)
-import HealthKit
-#else
-import HealthKitStandIn
-#endif
 import Foundation
+
+#if canImport(HealthKit)
+  import HealthKit
+#else
+  import HealthKitStandIn
+#endif
 
 extension HealthKitStepSource {
   /// The person's biological sex.
@@ -42,7 +43,9 @@ extension HealthKitStepSource {
   }
 
   /// Turns a characteristic read error into a value where it means "no value".
-  static func missingCharacteristic<Value>(_ error: any Error, type: HealthDataType) throws -> Characteristic<Value> {
+  static func missingCharacteristic<Value>(_ error: any Error, type: HealthDataType) throws -> Characteristic<
+    Value
+  > {
     let mapped = StepKitError(healthKitError: error, type: type)
     switch mapped {
     case .authorizationNotDetermined: return .notRequested
@@ -66,7 +69,8 @@ extension HealthKitStepSource {
     switch measurement {
     case .bodyMass(let kilograms):
       sample = HKQuantitySample(
-        type: HKQuantityType(.bodyMass), quantity: HKQuantity(unit: .gramUnit(with: .kilo), doubleValue: kilograms),
+        type: HKQuantityType(.bodyMass),
+        quantity: HKQuantity(unit: .gramUnit(with: .kilo), doubleValue: kilograms),
         start: date, end: date)
     case .height(let meters):
       sample = HKQuantitySample(
@@ -82,13 +86,15 @@ extension HealthKitStepSource {
         }
         let mapped = error.map { StepKitError(healthKitError: $0, type: type) }
         switch mapped {
-        case .writeAccessDenied?, .authorizationNotDetermined?, .healthDataUnavailable?, .healthDataRestricted?:
+        case .writeAccessDenied?, .authorizationNotDetermined?, .healthDataUnavailable?,
+          .healthDataRestricted?:
           continuation.resume(throwing: mapped ?? StepKitError.writeAccessDenied(type))
         default:
           let nsError = error.map { $0 as NSError }
           continuation.resume(
             throwing: StepKitError.saveFailed(
-              type, code: nsError?.code ?? 0, message: nsError?.localizedDescription ?? "HealthKit did not save the sample"))
+              type, code: nsError?.code ?? 0,
+              message: nsError?.localizedDescription ?? "HealthKit did not save the sample"))
         }
       }
     }

@@ -1,9 +1,10 @@
-#if canImport(HealthKit)
-import HealthKit
-#else
-import HealthKitStandIn
-#endif
 import Foundation
+
+#if canImport(HealthKit)
+  import HealthKit
+#else
+  import HealthKitStandIn
+#endif
 
 extension HealthKitStepSource {
   /// Today's steps, now and after every change HealthKit reports
@@ -18,7 +19,9 @@ extension HealthKitStepSource {
   ///   - policy: Which samples take part.
   /// - Returns: An asynchronous sequence of today's totals; it ends with a
   ///   ``StepKitError`` when HealthKit cannot be read.
-  public func todayStepUpdates(calendar: Calendar, policy: CountingPolicy) -> AsyncThrowingStream<StepCount, any Error> {
+  public func todayStepUpdates(calendar: Calendar, policy: CountingPolicy) -> AsyncThrowingStream<
+    StepCount, any Error
+  > {
     let (events, eventContinuation) = makeAsyncStream(of: LiveEvent.self)
     let clock = clock
     return AsyncThrowingStream { continuation in
@@ -41,12 +44,14 @@ extension HealthKitStepSource {
 
       // The first day is fixed now, so that a clock moved past midnight
       // before the task runs still produces the rollover.
-      let firstDayEnd = LocalDays.days(covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
+      let firstDayEnd = LocalDays.days(
+        covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
       let midnights = Task {
         var next = firstDayEnd
         while !Task.isCancelled {
           do { try await clock.sleep(until: next) } catch { return }
-          next = LocalDays.days(covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
+          next =
+            LocalDays.days(covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
           eventContinuation.yield(.midnight)
         }
       }

@@ -1,9 +1,10 @@
-#if canImport(HealthKit)
-import HealthKit
-#else
-import HealthKitStandIn
-#endif
 import Foundation
+
+#if canImport(HealthKit)
+  import HealthKit
+#else
+  import HealthKitStandIn
+#endif
 
 // The HealthKit queries behind HealthKitStepSource. Each callback turns
 // HealthKit objects into Sendable values before resuming, and resumes once.
@@ -25,10 +26,13 @@ extension HealthKitStepSource {
   /// The samples overlapping `interval` (no strict options, as the Health
   /// app counts), without typed-in ones unless the policy is `all`, and
   /// from `sources` when given.
-  static func predicate(_ interval: DateInterval, policy: CountingPolicy, sources: Set<HKSource>?) -> NSPredicate {
+  static func predicate(_ interval: DateInterval, policy: CountingPolicy, sources: Set<HKSource>?)
+    -> NSPredicate
+  {
     var parts = [HKQuery.predicateForSamples(withStart: interval.start, end: interval.end)]
     if policy != .all {
-      let typedIn = HKQuery.predicateForObjects(withMetadataKey: HKMetadataKeyWasUserEntered, allowedValues: [true])
+      let typedIn = HKQuery.predicateForObjects(
+        withMetadataKey: HKMetadataKeyWasUserEntered, allowedValues: [true])
       parts.append(NSCompoundPredicate(notPredicateWithSubpredicate: typedIn))
     }
     if let sources { parts.append(HKQuery.predicateForObjects(from: sources)) }
@@ -56,7 +60,8 @@ extension HealthKitStepSource {
       return
     }
     let samples = HKQuery.predicateForSamples(withStart: interval.start, end: interval.end)
-    let query = HKSourceQuery(sampleType: Self.quantityType(kind), samplePredicate: samples) { _, sources, error in
+    let query = HKSourceQuery(sampleType: Self.quantityType(kind), samplePredicate: samples) {
+      _, sources, error in
       if let error {
         failed(StepKitError(healthKitError: error, reading: kind))
         return
@@ -109,33 +114,37 @@ extension HealthKitStepSource {
   }
 
   /// HealthKit's merged sums per day from `anchor`, over `range`.
-  func collectionSums(_ kind: QuantityKind, in range: DateInterval, policy: CountingPolicy, anchor: Date) async throws
+  func collectionSums(_ kind: QuantityKind, in range: DateInterval, policy: CountingPolicy, anchor: Date)
+    async throws
     -> [Bucket]
   {
     try await withCheckedThrowingContinuation { continuation in
       withPolicyPredicate(
-        kind, range, policy, failed: { continuation.resume(throwing: $0) }, noSources: { continuation.resume(returning: []) }
+        kind, range, policy, failed: { continuation.resume(throwing: $0) },
+        noSources: { continuation.resume(returning: []) }
       ) { predicate in
-      let query = HKStatisticsCollectionQuery(
-        quantityType: Self.quantityType(kind), quantitySamplePredicate: predicate, options: .cumulativeSum,
-        anchorDate: anchor, intervalComponents: DateComponents(day: 1))
-      query.initialResultsHandler = { _, collection, error in
-        if let error {
-          if StepKitError.isNoData(error) {
-            continuation.resume(returning: [])
-          } else {
-            continuation.resume(throwing: StepKitError(healthKitError: error, reading: kind))
+        let query = HKStatisticsCollectionQuery(
+          quantityType: Self.quantityType(kind), quantitySamplePredicate: predicate, options: .cumulativeSum,
+          anchorDate: anchor, intervalComponents: DateComponents(day: 1))
+        query.initialResultsHandler = { _, collection, error in
+          if let error {
+            if StepKitError.isNoData(error) {
+              continuation.resume(returning: [])
+            } else {
+              continuation.resume(throwing: StepKitError(healthKitError: error, reading: kind))
+            }
+            return
           }
-          return
+          var buckets: [Bucket] = []
+          collection?.enumerateStatistics(from: range.start, to: range.end) { statistics, _ in
+            buckets.append(
+              Bucket(
+                start: statistics.startDate, sum: statistics.sumQuantity()?.doubleValue(for: Self.unit(kind)))
+            )
+          }
+          continuation.resume(returning: buckets)
         }
-        var buckets: [Bucket] = []
-        collection?.enumerateStatistics(from: range.start, to: range.end) { statistics, _ in
-          buckets.append(
-            Bucket(start: statistics.startDate, sum: statistics.sumQuantity()?.doubleValue(for: Self.unit(kind))))
-        }
-        continuation.resume(returning: buckets)
-      }
-      self.store.execute(query)
+        self.store.execute(query)
       }
     }
   }
@@ -155,7 +164,8 @@ extension HealthKitStepSource {
         let unit = Self.unit(kind)
         let converted = (added ?? []).compactMap { $0 as? HKQuantitySample }.map { sample in
           Sample(
-            kind: kind, start: sample.startDate, end: sample.endDate, value: sample.quantity.doubleValue(for: unit),
+            kind: kind, start: sample.startDate, end: sample.endDate,
+            value: sample.quantity.doubleValue(for: unit),
             utcOffsetSeconds: TimeZone.current.secondsFromGMT(for: sample.startDate),
             source: sample.sourceRevision.source.name,
             device: sample.device.map {

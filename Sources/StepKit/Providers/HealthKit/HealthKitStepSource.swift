@@ -1,9 +1,10 @@
-#if canImport(HealthKit)
-import HealthKit
-#else
-import HealthKitStandIn
-#endif
 import Foundation
+
+#if canImport(HealthKit)
+  import HealthKit
+#else
+  import HealthKitStandIn
+#endif
 
 /// Steps, distance, characteristics and body measurements from HealthKit.
 ///
@@ -52,7 +53,9 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   ///   - store: The health store.
   ///   - counting: How counts are computed.
   ///   - clock: The clock for live updates' midnight rollover.
-  public init(store: HKHealthStore, counting: Counting = .healthKitStatistics, clock: any StepClock = SystemClock()) {
+  public init(
+    store: HKHealthStore, counting: Counting = .healthKitStatistics, clock: any StepClock = SystemClock()
+  ) {
     self.store = store
     self.counting = counting
     self.clock = clock
@@ -134,7 +137,8 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   ///   - policy: Which samples take part.
   /// - Returns: One bucket per day.
   /// - Throws: ``StepKitError``.
-  public func dailyDistance(in interval: DateInterval, calendar: Calendar, policy: CountingPolicy) async throws
+  public func dailyDistance(in interval: DateInterval, calendar: Calendar, policy: CountingPolicy)
+    async throws
     -> DailyDistance
   {
     let (days, hasData) = try await daily(.distance, in: interval, calendar: calendar, policy: policy)

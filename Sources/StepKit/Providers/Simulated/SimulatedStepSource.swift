@@ -198,7 +198,8 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     try begin(.steps)
     let (totals, hasData) = try totals(interval, policy)
     return StepCount(
-      interval: interval, steps: totals.steps, provenance: provenance(policy, hasData: hasData), hasData: hasData)
+      interval: interval, steps: totals.steps, provenance: provenance(policy, hasData: hasData),
+      hasData: hasData)
   }
 
   /// Merged distance of the scripted samples.
@@ -234,7 +235,8 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
       hasData = hasData || any
       return DailySteps.Day(interval: day, steps: totals.steps)
     }
-    return DailySteps(interval: interval, days: days, provenance: provenance(policy, hasData: hasData), hasData: hasData)
+    return DailySteps(
+      interval: interval, days: days, provenance: provenance(policy, hasData: hasData), hasData: hasData)
   }
 
   /// Merged distance per local day.
@@ -245,7 +247,8 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
   ///   - policy: Which samples take part.
   /// - Returns: One bucket per day.
   /// - Throws: A scripted ``StepKitError``.
-  public func dailyDistance(in interval: DateInterval, calendar: Calendar, policy: CountingPolicy) async throws
+  public func dailyDistance(in interval: DateInterval, calendar: Calendar, policy: CountingPolicy)
+    async throws
     -> DailyDistance
   {
     try begin(.distance)
@@ -265,7 +268,9 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
   ///   - calendar: Whose midnight starts "today".
   ///   - policy: Which samples take part.
   /// - Returns: The sequence of today's totals.
-  public func todayStepUpdates(calendar: Calendar, policy: CountingPolicy) -> AsyncThrowingStream<StepCount, any Error> {
+  public func todayStepUpdates(calendar: Calendar, policy: CountingPolicy) -> AsyncThrowingStream<
+    StepCount, any Error
+  > {
     let (wakeups, wake) = makeAsyncStream(of: Void.self)
     let id = UUID()
     withState { $0.listeners[id] = wake }
@@ -273,12 +278,14 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     return AsyncThrowingStream { continuation in
       // The first day is fixed now, so that a clock moved past midnight
       // before the task runs still produces the rollover.
-      let firstDayEnd = LocalDays.days(covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
+      let firstDayEnd = LocalDays.days(
+        covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
       let midnights = Task {
         var next = firstDayEnd
         while !Task.isCancelled {
           do { try await clock.sleep(until: next) } catch { return }
-          next = LocalDays.days(covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
+          next =
+            LocalDays.days(covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
           wake.yield()
         }
       }
@@ -288,7 +295,8 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
           var last: StepCount?
           wake.yield()
           for await _ in wakeups {
-            let today = LocalDays.days(covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0]
+            let today = LocalDays.days(
+              covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0]
             let (totals, hasData) = try self.totals(today, policy)
             let count = StepCount(
               interval: today, steps: totals.steps, provenance: self.provenance(policy, hasData: hasData),
@@ -331,7 +339,9 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
   ///
   /// - Parameter request: Ignored.
   /// - Returns: ``authorization``.
-  public func authorizationState(for request: AuthorizationRequest) async -> AuthorizationState { authorization }
+  public func authorizationState(for request: AuthorizationRequest) async -> AuthorizationState {
+    authorization
+  }
 
   /// The scripted biological sex.
   ///
