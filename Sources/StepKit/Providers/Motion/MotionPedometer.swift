@@ -109,9 +109,9 @@ struct PedometerReading: Sendable, Equatable {
 
   /// Owns one `CMPedometer` for as long as its answers are awaited.
   ///
-  /// A pedometer that is released before its handler runs never calls it, so queries go
-  /// through a pedometer the source keeps, and every live-update session gets its own
-  /// (starting updates on a pedometer replaces its previous updates).
+  /// CoreMotion does not promise to call the handler of a pedometer released before it
+  /// answers, so queries go through a pedometer the source keeps, and every live-update
+  /// session gets its own (starting updates on a pedometer replaces its previous updates).
   actor MotionPedometer {
     private let pedometer: CMPedometer
 
