@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "StepKitCore", targets: ["StepKitCore"]),
     .library(name: "HealthExport", targets: ["HealthExport"]),
+    .library(name: "StepKit", targets: ["StepKit"]),
   ],
   targets: [
     // The counting engine: pure Swift, Foundation only, no I/O. COUNTING.md lives here.
@@ -34,6 +35,22 @@ let package = Package(
     // Release benchmark of the export reader (Benchmarks/run-benchmarks.sh compares it with peers).
     .executableTarget(
       name: "reader-benchmark", dependencies: ["HealthExport", "StepKitCore"], path: "Benchmarks/ReaderBenchmark"),
+
+    // Linux only: the subsets of HealthKit and CoreMotion the providers use,
+    // with the same names and signatures, so the provider sources build and
+    // are tested here.
+    .target(name: "HealthKitStandIn", dependencies: ["StepKitCore"]),
+    .target(name: "CoreMotionStandIn"),
+    // What an app links: StepCounter over HealthKit, CoreMotion and simulated sources.
+    .target(
+      name: "StepKit",
+      dependencies: [
+        "StepKitCore",
+        .target(name: "HealthKitStandIn", condition: .when(platforms: [.linux])),
+        .target(name: "CoreMotionStandIn", condition: .when(platforms: [.linux])),
+      ]
+    ),
+    .testTarget(name: "StepKitTests", dependencies: ["StepKit"]),
   ]
 )
 

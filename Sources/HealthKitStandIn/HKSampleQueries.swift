@@ -1,0 +1,99 @@
+import Foundation
+
+/// The handler an observer query's update handler must call (`HKObserverQueryCompletionHandler`).
+public typealias HKObserverQueryCompletionHandler = () -> Void
+
+/// Calls its handler whenever samples of its type change (`HKObserverQuery`).
+public class HKObserverQuery: HKQuery {
+  let updateHandler:
+    @Sendable (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
+
+  /// Creates the query.
+  public init(
+    sampleType: HKSampleType, predicate: NSPredicate?,
+    updateHandler:
+      @escaping @Sendable (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
+  ) {
+    self.updateHandler = updateHandler
+    super.init(objectType: sampleType, predicate: predicate)
+  }
+
+  override func start(in simulation: HealthStoreSimulation, deviceSupported: Bool) {
+    if let type = objectType, let error = simulation.readError(for: type, deviceSupported: deviceSupported),
+      error.code != .errorDatabaseInaccessible
+    {
+      let box = Unchecked(self)
+      simulation.handlerQueue.async { box.value.updateHandler(box.value, {}, error) }
+      return
+    }
+    simulation.register(self)
+  }
+
+  func notify(on queue: DispatchQueue) {
+    let box = Unchecked(self)
+    queue.async { box.value.updateHandler(box.value, {}, nil) }
+  }
+}
+
+/// Fetches samples and remembers where it left off (`HKAnchoredObjectQuery`).
+public class HKAnchoredObjectQuery: HKQuery {
+  let handler:
+    @Sendable (HKAnchoredObjectQuery, [HKSample]?, [HKDeletedObject]?, HKQueryAnchor?, (any Error)?) -> Void
+  let anchor: HKQueryAnchor?
+  let limit: Int
+
+  /// Creates the query.
+  public init(
+    type: HKSampleType, predicate: NSPredicate?, anchor: HKQueryAnchor?, limit: Int,
+    resultsHandler handler:
+      @escaping @Sendable (
+        HKAnchoredObjectQuery, [HKSample]?, [HKDeletedObject]?, HKQueryAnchor?, (any Error)?
+      ) -> Void
+  ) {
+    self.handler = handler
+    self.anchor = anchor
+    self.limit = limit
+    super.init(objectType: type, predicate: predicate)
+  }
+
+  override func start(in simulation: HealthStoreSimulation, deviceSupported: Bool) {
+    let box = Unchecked(self)
+    guard let type = objectType else { return }
+    if let error = simulation.readError(for: type, deviceSupported: deviceSupported) {
+      simulation.handlerQueue.async { box.value.handler(box.value, nil, nil, nil, error) }
+      return
+    }
+    let all = simulation.visibleSamples(of: type, matching: predicate)
+    let skip = min(anchor?.value ?? 0, all.count)
+    var fresh = Array(all[skip...])
+    if limit > 0 { fresh = Array(fresh.prefix(limit)) }
+    let results = Unchecked((fresh as [HKSample], HKQueryAnchor(value: skip + fresh.count)))
+    simulation.handlerQueue.async { box.value.handler(box.value, results.value.0, [], results.value.1, nil) }
+  }
+}
+
+/// Lists the sources that wrote samples (`HKSourceQuery`).
+public class HKSourceQuery: HKQuery {
+  let handler: @Sendable (HKSourceQuery, Set<HKSource>?, (any Error)?) -> Void
+
+  /// Creates the query.
+  public init(
+    sampleType: HKSampleType, samplePredicate objectPredicate: NSPredicate?,
+    completionHandler: @escaping @Sendable (HKSourceQuery, Set<HKSource>?, (any Error)?) -> Void
+  ) {
+    handler = completionHandler
+    super.init(objectType: sampleType, predicate: objectPredicate)
+  }
+
+  override func start(in simulation: HealthStoreSimulation, deviceSupported: Bool) {
+    let box = Unchecked(self)
+    guard let type = objectType else { return }
+    if let error = simulation.readError(for: type, deviceSupported: deviceSupported) {
+      simulation.handlerQueue.async { box.value.handler(box.value, nil, error) }
+      return
+    }
+    let sources = Unchecked(
+      Set(simulation.visibleSamples(of: type, matching: predicate).map(\.sourceRevision.source)))
+    simulation.handlerQueue.async { box.value.handler(box.value, sources.value, nil) }
+  }
+}

@@ -1,0 +1,207 @@
+import Foundation
+
+/// What a statistics query computes (`HKStatisticsOptions`).
+public struct HKStatisticsOptions: OptionSet, Sendable, Hashable {
+  /// The raw bits.
+  public let rawValue: UInt
+  /// Creates options.
+  public init(rawValue: UInt) { self.rawValue = rawValue }
+  /// The merged sum of a cumulative type.
+  public static let cumulativeSum = HKStatisticsOptions(rawValue: 1 << 4)
+}
+
+/// The result of a statistics query over one interval (`HKStatistics`).
+public class HKStatistics: NSObject {
+  /// The quantity type.
+  public let quantityType: HKQuantityType
+  /// The interval's start.
+  public let startDate: Date
+  /// The interval's end.
+  public let endDate: Date
+  private let sum: HKQuantity?
+
+  init(quantityType: HKQuantityType, startDate: Date, endDate: Date, sum: HKQuantity?) {
+    self.quantityType = quantityType
+    self.startDate = startDate
+    self.endDate = endDate
+    self.sum = sum
+  }
+
+  /// The merged sum; `nil` unless `.cumulativeSum` was asked for and samples matched.
+  public func sumQuantity() -> HKQuantity? { sum }
+}
+
+/// Statistics over consecutive intervals (`HKStatisticsCollection`).
+public class HKStatisticsCollection: NSObject {
+  private let type: HKQuantityType
+  private let samples: [HKQuantitySample]
+  private let anchor: Date
+  private let components: DateComponents
+  private let calendar: Calendar
+  private let wantsSum: Bool
+
+  init(
+    type: HKQuantityType, samples: [HKQuantitySample], anchor: Date, components: DateComponents,
+    calendar: Calendar, wantsSum: Bool
+  ) {
+    self.type = type
+    self.samples = samples
+    self.anchor = anchor
+    self.components = components
+    self.calendar = calendar
+    self.wantsSum = wantsSum
+  }
+
+  /// The statistics of the interval containing `date`.
+  public func statistics(for date: Date) -> HKStatistics? {
+    statistics(of: interval(containing: date))
+  }
+
+  /// Calls `block` with the statistics of each interval from the one holding
+  /// `startDate` through the one holding `endDate`, in order, empty ones included.
+  public func enumerateStatistics(
+    from startDate: Date, to endDate: Date,
+    with block: @escaping (HKStatistics, UnsafeMutablePointer<ObjCBool>) -> Void
+  ) {
+    var index = self.index(containing: startDate)
+    var stop = ObjCBool(false)
+    while true {
+      let interval = DateInterval(start: boundary(index), end: boundary(index + 1))
+      if interval.start > endDate || (interval.start == endDate && index != self.index(containing: startDate))
+      {
+        break
+      }
+      withUnsafeMutablePointer(to: &stop) { block(statistics(of: interval), $0) }
+      if stop.boolValue { break }
+      index += 1
+    }
+  }
+
+  private func statistics(of interval: DateInterval) -> HKStatistics {
+    let inside = samples.filter { sample in
+      sample.startDate == sample.endDate
+        ? interval.contains(sample.startDate) && sample.startDate < interval.end
+        : sample.startDate < interval.end && sample.endDate > interval.start
+    }
+    var sum: HKQuantity?
+    if wantsSum, !inside.isEmpty {
+      let isSteps = type.identifier == HKQuantityTypeIdentifier.stepCount.rawValue
+      sum = HKQuantity(
+        unit: isSteps ? HKUnit.count() : HKUnit.meter(),
+        doubleValue: HealthStoreSimulation.mergedSum(of: inside, in: interval))
+    }
+    return HKStatistics(quantityType: type, startDate: interval.start, endDate: interval.end, sum: sum)
+  }
+
+  private func interval(containing date: Date) -> DateInterval {
+    let index = index(containing: date)
+    return DateInterval(start: boundary(index), end: boundary(index + 1))
+  }
+
+  /// The start of interval `index` (0 starts at the anchor), in the device's calendar.
+  private func boundary(_ index: Int) -> Date {
+    var scaled = DateComponents()
+    if let value = components.year { scaled.year = value * index }
+    if let value = components.month { scaled.month = value * index }
+    if let value = components.weekOfYear { scaled.weekOfYear = value * index }
+    if let value = components.day { scaled.day = value * index }
+    if let value = components.hour { scaled.hour = value * index }
+    if let value = components.minute { scaled.minute = value * index }
+    return calendar.date(byAdding: scaled, to: anchor) ?? anchor
+  }
+
+  private func index(containing date: Date) -> Int {
+    let length = max(boundary(1).timeIntervalSince(anchor), 1)
+    var index = Int((date.timeIntervalSince(anchor) / length).rounded(.down))
+    while boundary(index) > date { index -= 1 }
+    while boundary(index + 1) <= date { index += 1 }
+    return index
+  }
+}
+
+/// One merged statistic over the predicate's interval (`HKStatisticsQuery`).
+public class HKStatisticsQuery: HKQuery {
+  let quantityType: HKQuantityType
+  let options: HKStatisticsOptions
+  let handler: @Sendable (HKStatisticsQuery, HKStatistics?, (any Error)?) -> Void
+
+  /// Creates the query.
+  public init(
+    quantityType: HKQuantityType, quantitySamplePredicate: NSPredicate?, options: HKStatisticsOptions = [],
+    completionHandler handler: @escaping @Sendable (HKStatisticsQuery, HKStatistics?, (any Error)?) -> Void
+  ) {
+    self.quantityType = quantityType
+    self.options = options
+    self.handler = handler
+    super.init(objectType: quantityType, predicate: quantitySamplePredicate)
+  }
+
+  override func start(in simulation: HealthStoreSimulation, deviceSupported: Bool) {
+    let box = Unchecked(self)
+    if let error = simulation.readError(for: quantityType, deviceSupported: deviceSupported) {
+      simulation.handlerQueue.async { box.value.handler(box.value, nil, error) }
+      return
+    }
+    let samples = simulation.visibleSamples(of: quantityType, matching: predicate)
+    guard !samples.isEmpty else {
+      simulation.handlerQueue.async { box.value.handler(box.value, nil, HKError.make(.errorNoData)) }
+      return
+    }
+    let range = PredicateInterpreter.dateRange(predicate)
+    let start = range?.start ?? samples.map(\.startDate).min() ?? Date()
+    let end = range?.end ?? samples.map(\.endDate).max() ?? start
+    let interval = DateInterval(start: start, end: max(start, end))
+    var sum: HKQuantity?
+    if options.contains(.cumulativeSum) {
+      let isSteps = quantityType.identifier == HKQuantityTypeIdentifier.stepCount.rawValue
+      sum = HKQuantity(
+        unit: isSteps ? HKUnit.count() : HKUnit.meter(),
+        doubleValue: HealthStoreSimulation.mergedSum(of: samples, in: interval))
+    }
+    let statistics = Unchecked(
+      HKStatistics(quantityType: quantityType, startDate: interval.start, endDate: interval.end, sum: sum))
+    simulation.handlerQueue.async { box.value.handler(box.value, statistics.value, nil) }
+  }
+}
+
+/// Merged statistics per calendar interval (`HKStatisticsCollectionQuery`).
+public class HKStatisticsCollectionQuery: HKQuery {
+  /// Where intervals are anchored.
+  public let anchorDate: Date
+  /// What is computed.
+  public let options: HKStatisticsOptions
+  /// Each interval's length.
+  public let intervalComponents: DateComponents
+  let quantityType: HKQuantityType
+
+  /// Called once with the collection (or an error).
+  public var initialResultsHandler:
+    (@Sendable (HKStatisticsCollectionQuery, HKStatisticsCollection?, (any Error)?) -> Void)?
+
+  /// Creates the query.
+  public init(
+    quantityType: HKQuantityType, quantitySamplePredicate: NSPredicate?, options: HKStatisticsOptions = [],
+    anchorDate: Date, intervalComponents: DateComponents
+  ) {
+    self.quantityType = quantityType
+    self.options = options
+    self.anchorDate = anchorDate
+    self.intervalComponents = intervalComponents
+    super.init(objectType: quantityType, predicate: quantitySamplePredicate)
+  }
+
+  override func start(in simulation: HealthStoreSimulation, deviceSupported: Bool) {
+    let box = Unchecked(self)
+    guard let handler = initialResultsHandler else { return }
+    if let error = simulation.readError(for: quantityType, deviceSupported: deviceSupported) {
+      simulation.handlerQueue.async { handler(box.value, nil, error) }
+      return
+    }
+    let collection = Unchecked(
+      HKStatisticsCollection(
+        type: quantityType, samples: simulation.visibleSamples(of: quantityType, matching: predicate),
+        anchor: anchorDate, components: intervalComponents, calendar: simulation.calendar,
+        wantsSum: options.contains(.cumulativeSum)))
+    simulation.handlerQueue.async { handler(box.value, collection.value, nil) }
+  }
+}

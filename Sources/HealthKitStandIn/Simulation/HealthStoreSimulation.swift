@@ -1,0 +1,325 @@
+import Foundation
+import StepKitCore
+
+/// The stand-in's test controls: what the simulated device and its Health
+/// database hold and how they answer. Not part of HealthKit.
+///
+/// ```swift
+/// let simulation = HealthStoreSimulation()
+/// simulation.add(steps: 1200, from: nine, to: ten, origin: .appleWatch)
+/// simulation.answers[HKQuantityTypeIdentifier.stepCount.rawValue] = .init(read: false, share: false)
+/// simulation.isLocked = true
+/// let store = HKHealthStore(simulation: simulation)
+/// ```
+///
+/// Whether the *device* supports HealthKit is a task-local value, because
+/// `HKHealthStore.isHealthDataAvailable()` is a class method:
+/// `HealthStoreSimulation.$deviceSupportsHealthData.withValue(false) { … }`.
+public final class HealthStoreSimulation: @unchecked Sendable {
+  /// Whether the simulated device supports HealthKit (what
+  /// `HKHealthStore.isHealthDataAvailable()` answers). Stores check it when
+  /// a call starts.
+  @TaskLocal public static var deviceSupportsHealthData = true
+
+  /// An app or device that writes samples.
+  public struct Origin: Sendable, Hashable {
+    /// The source's name (`HKSource.name`).
+    public var name: String
+    /// The source's bundle identifier.
+    public var bundleIdentifier: String
+    /// The device model (`Watch`, `iPhone`), if the samples carry a device.
+    public var deviceModel: String?
+    /// The device's hardware version (`Watch6,1`).
+    public var hardwareVersion: String?
+
+    /// Creates an origin.
+    public init(
+      name: String, bundleIdentifier: String, deviceModel: String? = nil, hardwareVersion: String? = nil
+    ) {
+      self.name = name
+      self.bundleIdentifier = bundleIdentifier
+      self.deviceModel = deviceModel
+      self.hardwareVersion = hardwareVersion
+    }
+
+    /// An Apple Watch.
+    public static let appleWatch = Origin(
+      name: "Apple Watch", bundleIdentifier: "com.apple.health.7F1C0A52-3D1B-4C55-9E0A-2B6C1E0F9A11",
+      deviceModel: "Watch", hardwareVersion: "Watch6,1")
+    /// An iPhone.
+    public static let iPhone = Origin(
+      name: "iPhone", bundleIdentifier: "com.apple.health.3B9E55D0-8A2F-4E61-B1C7-5D4A9F2E6C03",
+      deviceModel: "iPhone", hardwareVersion: "iPhone15,2")
+    /// The Health app, where people type entries in.
+    public static let healthApp = Origin(name: "Health", bundleIdentifier: "com.apple.Health")
+    /// Another app writing steps.
+    public static let otherApp = Origin(
+      name: "Pedometer Plus", bundleIdentifier: "com.example.pedometer-plus")
+    /// The app under test itself (`HKSource.default()`).
+    public static let thisApp = Origin(name: "This App", bundleIdentifier: "com.example.this-app")
+
+    var source: HKSource { HKSource(name: name, bundleIdentifier: bundleIdentifier) }
+    var device: HKDevice? {
+      guard deviceModel != nil || hardwareVersion != nil else { return nil }
+      return HKDevice(
+        name: name, manufacturer: "Apple Inc.", model: deviceModel, hardwareVersion: hardwareVersion,
+        firmwareVersion: nil, softwareVersion: nil, localIdentifier: nil, udiDeviceIdentifier: nil)
+    }
+  }
+
+  /// How the person answers the prompt for one type.
+  public struct Answer: Sendable, Hashable {
+    /// Whether reading is allowed.
+    public var read: Bool
+    /// Whether writing is allowed.
+    public var share: Bool
+    /// Creates an answer.
+    public init(read: Bool, share: Bool) {
+      self.read = read
+      self.share = share
+    }
+    /// Everything allowed.
+    public static let allow = Answer(read: true, share: true)
+    /// Everything denied.
+    public static let deny = Answer(read: false, share: false)
+  }
+
+  struct State {
+    var samples: [HKQuantitySample] = []
+    var requested: Set<String> = []
+    var granted: [String: Answer] = [:]
+    var answers: [String: Answer] = [:]
+    var defaultAnswer = Answer.allow
+    var isLocked = false
+    var isRestricted = false
+    var queryFailure: HKError.Code?
+    var authorizationFailure: HKError.Code?
+    var saveFailure: HKError.Code?
+    var backgroundDeliveryFailure: HKError.Code?
+    var biologicalSex = HKBiologicalSex.notSet
+    var dateOfBirth: DateComponents?
+    var calendar = Calendar.current
+    var executedQueries: [String] = []
+    var backgroundDelivery: [String: HKUpdateFrequency] = [:]
+    var observers: [ObjectIdentifier: HKObserverQuery] = [:]
+    var prompts = 0
+  }
+
+  private let lock = NSLock()
+  private var state = State()
+  /// The queue handlers run on: a background queue, as on the device.
+  let handlerQueue = DispatchQueue(label: "HealthKitStandIn.handlers", qos: .utility, attributes: .concurrent)
+
+  /// A simulation with no samples, nothing requested, unlocked.
+  public init() {}
+
+  func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
+    try lock.withLock { try body(&state) }
+  }
+
+  // MARK: Controls
+
+  /// How the person will answer the prompt, per type identifier (raw value).
+  public var answers: [String: Answer] {
+    get { withState { $0.answers } }
+    set { withState { $0.answers = newValue } }
+  }
+  /// The answer for types not in ``answers``; everything allowed by default.
+  public var defaultAnswer: Answer {
+    get { withState { $0.defaultAnswer } }
+    set { withState { $0.defaultAnswer = newValue } }
+  }
+  /// Whether the device is locked: queries fail with `errorDatabaseInaccessible`, saves still work.
+  public var isLocked: Bool {
+    get { withState { $0.isLocked } }
+    set { withState { $0.isLocked = newValue } }
+  }
+  /// Whether access is restricted (device management): everything fails with `errorHealthDataRestricted`.
+  public var isRestricted: Bool {
+    get { withState { $0.isRestricted } }
+    set { withState { $0.isRestricted = newValue } }
+  }
+  /// When set, every query fails with this code.
+  public var queryFailure: HKError.Code? {
+    get { withState { $0.queryFailure } }
+    set { withState { $0.queryFailure = newValue } }
+  }
+  /// When set, authorization requests fail with this code (`errorUserCanceled`, …).
+  public var authorizationFailure: HKError.Code? {
+    get { withState { $0.authorizationFailure } }
+    set { withState { $0.authorizationFailure = newValue } }
+  }
+  /// When set, saves fail with this code.
+  public var saveFailure: HKError.Code? {
+    get { withState { $0.saveFailure } }
+    set { withState { $0.saveFailure = newValue } }
+  }
+  /// When set, enabling background delivery fails with this code (a missing entitlement).
+  public var backgroundDeliveryFailure: HKError.Code? {
+    get { withState { $0.backgroundDeliveryFailure } }
+    set { withState { $0.backgroundDeliveryFailure = newValue } }
+  }
+  /// The stored biological sex.
+  public var biologicalSex: HKBiologicalSex {
+    get { withState { $0.biologicalSex } }
+    set { withState { $0.biologicalSex = newValue } }
+  }
+  /// The stored date of birth.
+  public var dateOfBirth: DateComponents? {
+    get { withState { $0.dateOfBirth } }
+    set { withState { $0.dateOfBirth = newValue } }
+  }
+  /// The device's calendar, which statistics collections use for their intervals.
+  public var calendar: Calendar {
+    get { withState { $0.calendar } }
+    set { withState { $0.calendar = newValue } }
+  }
+  /// The class names of the queries executed so far, in order.
+  public var executedQueries: [String] { withState { $0.executedQueries } }
+  /// How many times the prompt was shown.
+  public var promptCount: Int { withState { $0.prompts } }
+  /// Background delivery enabled so far, by type identifier.
+  public var backgroundDelivery: [String: HKUpdateFrequency] { withState { $0.backgroundDelivery } }
+  /// How many observer queries are running.
+  public var activeObserverCount: Int { withState { $0.observers.count } }
+
+  /// Every sample in the store.
+  public var storedSampleCount: Int { withState { $0.samples.count } }
+
+  /// Adds a step sample and notifies observer queries.
+  ///
+  /// - Parameters:
+  ///   - steps: The count.
+  ///   - start: Its start.
+  ///   - end: Its end.
+  ///   - origin: Who wrote it.
+  ///   - userEntered: Whether a person typed it in (`HKMetadataKeyWasUserEntered`).
+  public func add(
+    steps: Double, from start: Date, to end: Date, origin: Origin = .iPhone, userEntered: Bool = false
+  ) {
+    add(.stepCount, HKUnit.count(), steps, start, end, origin, userEntered)
+  }
+
+  /// Adds a walking + running distance sample (metres) and notifies observer queries.
+  ///
+  /// - Parameters:
+  ///   - meters: The distance.
+  ///   - start: Its start.
+  ///   - end: Its end.
+  ///   - origin: Who wrote it.
+  ///   - userEntered: Whether a person typed it in.
+  public func add(
+    meters: Double, from start: Date, to end: Date, origin: Origin = .iPhone, userEntered: Bool = false
+  ) {
+    add(.distanceWalkingRunning, HKUnit.meter(), meters, start, end, origin, userEntered)
+  }
+
+  private func add(
+    _ identifier: HKQuantityTypeIdentifier, _ unit: HKUnit, _ value: Double, _ start: Date, _ end: Date,
+    _ origin: Origin, _ userEntered: Bool
+  ) {
+    let sample = HKQuantitySample(
+      type: HKQuantityType(identifier), quantity: HKQuantity(unit: unit, doubleValue: value), start: start,
+      end: end,
+      source: origin.source, device: origin.device,
+      metadata: userEntered ? [HKMetadataKeyWasUserEntered: true] : nil)
+    store(sample)
+  }
+
+  func store(_ sample: HKQuantitySample) {
+    let observers = withState { state -> [HKObserverQuery] in
+      state.samples.append(sample)
+      return state.observers.values.filter { $0.objectType?.identifier == sample.sampleType.identifier }
+    }
+    for observer in observers { observer.notify(on: handlerQueue) }
+  }
+
+  // MARK: What the store does
+
+  /// The error a read starting now meets, if any.
+  func readError(for type: HKObjectType, deviceSupported: Bool) -> HKError? {
+    if !deviceSupported { return .make(.errorHealthDataUnavailable) }
+    return withState { state in
+      if state.isRestricted { return .make(.errorHealthDataRestricted) }
+      if state.isLocked { return .make(.errorDatabaseInaccessible) }
+      if !state.requested.contains(type.identifier) { return .make(.errorAuthorizationNotDetermined) }
+      if let code = state.queryFailure { return .make(code) }
+      return nil
+    }
+  }
+
+  /// The samples an app sees: everything when reading is allowed, else only its own.
+  func visibleSamples(of type: HKObjectType, matching predicate: NSPredicate?) -> [HKQuantitySample] {
+    let own = HKSource.thisApp
+    return withState { state in
+      let readable = state.granted[type.identifier]?.read ?? false
+      return state.samples.filter { sample in
+        sample.sampleType.identifier == type.identifier
+          && (readable || sample.sourceRevision.source == own)
+          && PredicateInterpreter.matches(predicate, sample)
+      }
+    }
+  }
+
+  func recordExecution(of query: HKQuery) {
+    withState { $0.executedQueries.append(String(describing: Swift.type(of: query))) }
+  }
+
+  func register(_ observer: HKObserverQuery) {
+    withState { $0.observers[ObjectIdentifier(observer)] = observer }
+  }
+
+  func unregister(_ query: HKQuery) {
+    withState { _ = $0.observers.removeValue(forKey: ObjectIdentifier(query)) }
+  }
+
+  /// Shows the prompt (when a type was not asked for yet) and records the answers.
+  func answerPrompt(for identifiers: Set<String>, share: Set<String>) -> HKError? {
+    withState { state in
+      if state.isRestricted { return .make(.errorHealthDataRestricted) }
+      if let code = state.authorizationFailure { return .make(code) }
+      let fresh = identifiers.union(share).subtracting(state.requested)
+      if !fresh.isEmpty { state.prompts += 1 }
+      for identifier in fresh {
+        let answer = state.answers[identifier] ?? state.defaultAnswer
+        state.granted[identifier] = Answer(
+          read: identifiers.contains(identifier) && answer.read,
+          share: share.contains(identifier) && answer.share)
+        state.requested.insert(identifier)
+      }
+      return nil
+    }
+  }
+
+  func wasRequested(_ identifier: String) -> Bool { withState { $0.requested.contains(identifier) } }
+  func grant(for identifier: String) -> Answer? { withState { $0.granted[identifier] } }
+
+  /// Merged totals of `samples` over `interval`, through StepKitCore's
+  /// priority merge (HealthKit's statistics merge sources the same way).
+  static func mergedSum(of samples: [HKQuantitySample], in interval: DateInterval) -> Double {
+    var log = SampleLog()
+    var kind = QuantityKind.steps
+    for sample in samples {
+      let isSteps = sample.quantityType.identifier == HKQuantityTypeIdentifier.stepCount.rawValue
+      kind = isSteps ? .steps : .distance
+      let value = sample.quantity.doubleValue(for: isSteps ? HKUnit.count() : HKUnit.meter())
+      let device = sample.device.map {
+        Device(
+          name: $0.name, manufacturer: $0.manufacturer, model: $0.model, hardware: $0.hardwareVersion,
+          software: $0.softwareVersion)
+      }
+      log.append(
+        Sample(
+          kind: kind, start: sample.startDate, end: sample.endDate, value: value,
+          source: sample.sourceRevision.source.name, device: device, isUserEntered: sample.isUserEntered))
+    }
+    let totals = log.totals(in: interval, policy: .all)
+    return kind == .steps ? totals.steps : totals.distanceMeters
+  }
+}
+
+/// Carries a non-Sendable HealthKit object onto the handler queue.
+struct Unchecked<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}

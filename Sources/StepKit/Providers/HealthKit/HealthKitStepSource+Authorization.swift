@@ -1,0 +1,136 @@
+import Foundation
+
+#if canImport(HealthKit)
+  import HealthKit
+#else
+  import HealthKitStandIn
+#endif
+
+extension HealthKitStepSource {
+  static func objectType(_ type: HealthDataType) -> HKObjectType {
+    switch type {
+    case .steps: return HKQuantityType(.stepCount)
+    case .walkingRunningDistance: return HKQuantityType(.distanceWalkingRunning)
+    case .bodyMass: return HKQuantityType(.bodyMass)
+    case .height: return HKQuantityType(.height)
+    case .biologicalSex: return HKCharacteristicType(.biologicalSex)
+    case .dateOfBirth: return HKCharacteristicType(.dateOfBirth)
+    }
+  }
+
+  static func sampleType(_ type: HealthDataType) -> HKSampleType? {
+    switch type {
+    case .steps: return HKQuantityType(.stepCount)
+    case .walkingRunningDistance: return HKQuantityType(.distanceWalkingRunning)
+    case .bodyMass: return HKQuantityType(.bodyMass)
+    case .height: return HKQuantityType(.height)
+    case .biologicalSex, .dateOfBirth: return nil
+    }
+  }
+
+  static func readTypes(_ request: AuthorizationRequest) -> Set<HKObjectType> {
+    Set(request.read.map(objectType))
+  }
+
+  static func shareTypes(_ request: AuthorizationRequest) -> Set<HKSampleType> {
+    Set(request.write.compactMap(sampleType))
+  }
+
+  /// Shows HealthKit's prompt for the types in `request`.
+  ///
+  /// The Info.plist check happens in ``StepCounter/requestAuthorization(_:)``.
+  ///
+  /// - Parameter request: Types to read and write.
+  /// - Throws: ``StepKitError/healthDataUnavailable``, ``StepKitError/authorizationCancelled``,
+  ///   or another ``StepKitError``.
+  public func requestAuthorization(_ request: AuthorizationRequest) async throws {
+    try requireHealthData()
+    let firstType = request.read.sorted { $0.rawValue < $1.rawValue }.first ?? .steps
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      store.requestAuthorization(toShare: Self.shareTypes(request), read: Self.readTypes(request)) {
+        success, error in
+        if let error {
+          continuation.resume(throwing: StepKitError(healthKitError: error, type: firstType))
+        } else if !success {
+          continuation.resume(throwing: StepKitError.authorizationCancelled)
+        } else {
+          continuation.resume()
+        }
+      }
+    }
+  }
+
+  /// What is known about access to the types in `request`.
+  ///
+  /// HealthKit never reveals read denial, so once the person has answered
+  /// the prompt this is ``AuthorizationState/requestedReadAccessUnknown``.
+  ///
+  /// - Parameter request: Types to read and write.
+  /// - Returns: ``AuthorizationState/unavailable``, ``AuthorizationState/notRequested``
+  ///   or ``AuthorizationState/requestedReadAccessUnknown``.
+  public func authorizationState(for request: AuthorizationRequest) async -> AuthorizationState {
+    guard HKHealthStore.isHealthDataAvailable() else { return .unavailable }
+    let status: HKAuthorizationRequestStatus? = await withCheckedContinuation { continuation in
+      store.getRequestStatusForAuthorization(toShare: Self.shareTypes(request), read: Self.readTypes(request))
+      {
+        status, error in
+        continuation.resume(returning: error == nil ? status : nil)
+      }
+    }
+    if status == .unnecessary { return .requestedReadAccessUnknown }
+    if status == .shouldRequest { return .notRequested }
+    return .notRequested
+  }
+
+  /// Whether the app may write `type` (HealthKit does report write access).
+  ///
+  /// - Parameter type: ``HealthDataType/bodyMass`` or ``HealthDataType/height``.
+  /// - Returns: ``AuthorizationState/authorized``, ``AuthorizationState/denied``,
+  ///   ``AuthorizationState/notRequested`` or ``AuthorizationState/unavailable``.
+  public func writeAccess(for type: HealthDataType) -> AuthorizationState {
+    guard HKHealthStore.isHealthDataAvailable() else { return .unavailable }
+    let status = store.authorizationStatus(for: Self.objectType(type))
+    if status == .sharingAuthorized { return .authorized }
+    if status == .sharingDenied { return .denied }
+    return .notRequested
+  }
+
+  /// Lets HealthKit wake the app when new steps arrive.
+  ///
+  /// Needs the `com.apple.developer.healthkit.background-delivery`
+  /// entitlement; HealthKit delivers steps at most hourly.
+  ///
+  /// - Parameter frequency: How often at most.
+  /// - Throws: ``StepKitError/backgroundDeliveryFailed(code:message:)`` or
+  ///   ``StepKitError/healthDataUnavailable``.
+  public func enableBackgroundDelivery(frequency: BackgroundDeliveryFrequency) async throws {
+    try requireHealthData()
+    let hkFrequency: HKUpdateFrequency
+    switch frequency {
+    case .immediate: hkFrequency = .immediate
+    case .hourly: hkFrequency = .hourly
+    case .daily: hkFrequency = .daily
+    case .weekly: hkFrequency = .weekly
+    }
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      store.enableBackgroundDelivery(for: HKQuantityType(.stepCount), frequency: hkFrequency) {
+        success, error in
+        if success, error == nil {
+          continuation.resume()
+        } else {
+          let mapped = error.map { StepKitError(healthKitError: $0, type: .steps) }
+          switch mapped {
+          case .healthDataUnavailable?, .healthDataRestricted?:
+            continuation.resume(throwing: mapped ?? StepKitError.healthDataUnavailable)
+          default:
+            let nsError = error.map { $0 as NSError }
+            continuation.resume(
+              throwing: StepKitError.backgroundDeliveryFailed(
+                code: nsError?.code ?? 0,
+                message: nsError?.localizedDescription ?? "HealthKit did not enable background delivery"))
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+#if canImport(HealthKit)
+  import HealthKit
+#else
+  import HealthKitStandIn
+#endif
+
+// The HealthKit queries behind HealthKitStepSource. Each callback turns
+// HealthKit objects into Sendable values before resuming, and resumes once.
+extension HealthKitStepSource {
+  static func quantityType(_ kind: QuantityKind) -> HKQuantityType {
+    switch kind {
+    case .steps: return HKQuantityType(.stepCount)
+    case .distance: return HKQuantityType(.distanceWalkingRunning)
+    }
+  }
+
+  static func unit(_ kind: QuantityKind) -> HKUnit {
+    switch kind {
+    case .steps: return HKUnit.count()
+    case .distance: return HKUnit.meter()
+    }
+  }
+
+  /// The samples overlapping `interval` (no strict options, as the Health
+  /// app counts), without typed-in ones unless the policy is `all`, and
+  /// from `sources` when given.
+  static func predicate(_ interval: DateInterval, policy: CountingPolicy, sources: Set<HKSource>?)
+    -> NSPredicate
+  {
+    var parts = [HKQuery.predicateForSamples(withStart: interval.start, end: interval.end)]
+    if policy != .all {
+      let typedIn = HKQuery.predicateForObjects(
+        withMetadataKey: HKMetadataKeyWasUserEntered, allowedValues: [true])
+      parts.append(NSCompoundPredicate(notPredicateWithSubpredicate: typedIn))
+    }
+    if let sources { parts.append(HKQuery.predicateForObjects(from: sources)) }
+    return NSCompoundPredicate(andPredicateWithSubpredicates: parts)
+  }
+
+  /// Whether a source is one of Apple's own devices (an iPhone or Apple
+  /// Watch records under `com.apple.health.<UUID>`; the Health app itself,
+  /// where entries are typed in, is `com.apple.Health`).
+  static func isAppleDevice(bundleIdentifier: String) -> Bool {
+    bundleIdentifier.hasPrefix("com.apple.health.")
+  }
+
+  /// Builds the predicate for `policy` and hands it to `run`. For the
+  /// `device` policy that needs the sources first (an `HKSourceQuery`), so
+  /// `run` is called inside HealthKit's callback: HealthKit objects never
+  /// leave it. Exactly one of `run`, `noSources` and `failed` is called.
+  func withPolicyPredicate(
+    _ kind: QuantityKind, _ interval: DateInterval, _ policy: CountingPolicy,
+    failed: @escaping @Sendable (StepKitError) -> Void, noSources: @escaping @Sendable () -> Void,
+    run: @escaping @Sendable (NSPredicate) -> Void
+  ) {
+    guard policy == .device else {
+      run(Self.predicate(interval, policy: policy, sources: nil))
+      return
+    }
+    let samples = HKQuery.predicateForSamples(withStart: interval.start, end: interval.end)
+    let query = HKSourceQuery(sampleType: Self.quantityType(kind), samplePredicate: samples) {
+      _, sources, error in
+      if let error {
+        failed(StepKitError(healthKitError: error, reading: kind))
+        return
+      }
+      let apple = (sources ?? []).filter { Self.isAppleDevice(bundleIdentifier: $0.bundleIdentifier) }
+      guard !apple.isEmpty else {
+        noSources()
+        return
+      }
+      run(Self.predicate(interval, policy: policy, sources: apple))
+    }
+    store.execute(query)
+  }
+
+  /// HealthKit's merged sum over `interval`; `(0, false)` when no sample matched.
+  func statisticsSum(_ kind: QuantityKind, in interval: DateInterval, policy: CountingPolicy) async throws
+    -> (Double, Bool)
+  {
+    try await withCheckedThrowingContinuation { continuation in
+      withPolicyPredicate(
+        kind, interval, policy, failed: { continuation.resume(throwing: $0) },
+        noSources: { continuation.resume(returning: (0, false)) }
+      ) { predicate in
+        let query = HKStatisticsQuery(
+          quantityType: Self.quantityType(kind), quantitySamplePredicate: predicate, options: .cumulativeSum
+        ) { _, statistics, error in
+          if let error {
+            if StepKitError.isNoData(error) {
+              continuation.resume(returning: (0, false))
+            } else {
+              continuation.resume(throwing: StepKitError(healthKitError: error, reading: kind))
+            }
+            return
+          }
+          guard let sum = statistics?.sumQuantity() else {
+            continuation.resume(returning: (0, false))
+            return
+          }
+          continuation.resume(returning: (sum.doubleValue(for: Self.unit(kind)), true))
+        }
+        self.store.execute(query)
+      }
+    }
+  }
+
+  /// One bucket's start and merged sum (`nil` when empty).
+  struct Bucket: Sendable {
+    var start: Date
+    var sum: Double?
+  }
+
+  /// HealthKit's merged sums per day from `anchor`, over `range`.
+  func collectionSums(_ kind: QuantityKind, in range: DateInterval, policy: CountingPolicy, anchor: Date)
+    async throws
+    -> [Bucket]
+  {
+    try await withCheckedThrowingContinuation { continuation in
+      withPolicyPredicate(
+        kind, range, policy, failed: { continuation.resume(throwing: $0) },
+        noSources: { continuation.resume(returning: []) }
+      ) { predicate in
+        let query = HKStatisticsCollectionQuery(
+          quantityType: Self.quantityType(kind), quantitySamplePredicate: predicate, options: .cumulativeSum,
+          anchorDate: anchor, intervalComponents: DateComponents(day: 1))
+        query.initialResultsHandler = { _, collection, error in
+          if let error {
+            if StepKitError.isNoData(error) {
+              continuation.resume(returning: [])
+            } else {
+              continuation.resume(throwing: StepKitError(healthKitError: error, reading: kind))
+            }
+            return
+          }
+          var buckets: [Bucket] = []
+          collection?.enumerateStatistics(from: range.start, to: range.end) { statistics, _ in
+            buckets.append(
+              Bucket(
+                start: statistics.startDate, sum: statistics.sumQuantity()?.doubleValue(for: Self.unit(kind)))
+            )
+          }
+          continuation.resume(returning: buckets)
+        }
+        self.store.execute(query)
+      }
+    }
+  }
+
+  /// Every sample of `kind` overlapping `interval`, typed-in ones included
+  /// (the policy is applied by the merge), as a StepKitCore log.
+  func fetchSamples(_ kind: QuantityKind, in interval: DateInterval) async throws -> SampleLog {
+    let predicate = HKQuery.predicateForSamples(withStart: interval.start, end: interval.end)
+    let samples: [Sample] = try await withCheckedThrowingContinuation { continuation in
+      let query = HKAnchoredObjectQuery(
+        type: Self.quantityType(kind), predicate: predicate, anchor: nil, limit: HKObjectQueryNoLimit
+      ) { _, added, _, _, error in
+        if let error {
+          continuation.resume(throwing: StepKitError(healthKitError: error, reading: kind))
+          return
+        }
+        let unit = Self.unit(kind)
+        let converted = (added ?? []).compactMap { $0 as? HKQuantitySample }.map { sample in
+          Sample(
+            kind: kind, start: sample.startDate, end: sample.endDate,
+            value: sample.quantity.doubleValue(for: unit),
+            utcOffsetSeconds: TimeZone.current.secondsFromGMT(for: sample.startDate),
+            source: sample.sourceRevision.source.name,
+            device: sample.device.map {
+              Device(
+                name: $0.name, manufacturer: $0.manufacturer, model: $0.model, hardware: $0.hardwareVersion,
+                software: $0.softwareVersion)
+            },
+            isUserEntered: Self.isUserEntered(sample.metadata?[HKMetadataKeyWasUserEntered]))
+        }
+        continuation.resume(returning: converted)
+      }
+      store.execute(query)
+    }
+    return SampleLog(samples)
+  }
+
+  /// Reads `HKMetadataKeyWasUserEntered` (an NSNumber holding a BOOL; also
+  /// `1`, `true`, `YES` as text).
+  static func isUserEntered(_ value: Any?) -> Bool {
+    switch value {
+    case let flag as Bool: return flag
+    case let number as NSNumber: return number.boolValue
+    case let text as String: return isUserEnteredMetadataValue(text)
+    default: return false
+    }
+  }
+}

@@ -1,0 +1,386 @@
+import Foundation
+
+/// A scripted, in-memory step source for unit tests and SwiftUI previews.
+///
+/// It counts like HealthKit (StepKitCore's priority merge of the scripted
+/// samples under the policy), plays any ``AuthorizationState``, fails on cue,
+/// stores what is saved, and drives live updates from its clock.
+///
+/// ```swift
+/// let clock = ManualClock(now: noon)
+/// let source = SimulatedStepSource(clock: clock)
+/// source.add(Sample(kind: .steps, start: nine, end: ten, value: 1200, source: "Apple Watch"))
+/// source.failNext(.steps, with: .healthDatabaseLocked)
+/// let counter = StepCounter(health: source, motion: nil, clock: clock, bundle: DictionaryBundleInfo.complete)
+/// ```
+///
+/// Use `kind` to make it pose as HealthKit or CoreMotion in a preview.
+public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
+  /// Operations a scripted failure can target.
+  public enum Operation: String, Sendable, Hashable, CaseIterable {
+    /// Steps and daily steps.
+    case steps
+    /// Distance and daily distance.
+    case distance
+    /// Authorization requests.
+    case authorization
+    /// Characteristic reads.
+    case characteristics
+    /// Saves.
+    case save
+    /// Live updates (fails the sequence).
+    case liveUpdates
+    /// Enabling background delivery.
+    case backgroundDelivery
+  }
+
+  struct State {
+    var log = SampleLog()
+    var authorization: AuthorizationState
+    var answerToPrompt: AuthorizationState = .requestedReadAccessUnknown
+    var failures: [Operation: [StepKitError]] = [:]
+    var persistentFailures: [Operation: StepKitError] = [:]
+    var biologicalSex: Characteristic<BiologicalSex> = .notSetOrNotAllowed
+    var dateOfBirth: Characteristic<DateComponents> = .notSetOrNotAllowed
+    var saved: [SavedMeasurement] = []
+    var listeners: [UUID: AsyncStream<Void>.Continuation] = [:]
+    var calls: [Operation: Int] = [:]
+    var backgroundDelivery: BackgroundDeliveryFrequency?
+  }
+
+  private let lock = NSLock()
+  private var state: State
+  /// The kind recorded in provenance (``StepSourceKind/simulated`` by default).
+  public let kind: StepSourceKind
+  /// The clock "today" and midnight come from.
+  public let clock: any StepClock
+  /// How sources are ranked in the merge.
+  public let ranking: SourceRanking
+
+  /// Creates a simulated source.
+  ///
+  /// - Parameters:
+  ///   - samples: The samples it holds.
+  ///   - authorization: The state it reports; ``AuthorizationState/requestedReadAccessUnknown`` by default.
+  ///   - kind: The kind recorded in provenance.
+  ///   - clock: The clock for "today" and midnight.
+  ///   - ranking: How sources are ranked in the merge.
+  public init(
+    samples: [Sample] = [], authorization: AuthorizationState = .requestedReadAccessUnknown,
+    kind: StepSourceKind = .simulated, clock: any StepClock = SystemClock(), ranking: SourceRanking = .default
+  ) {
+    state = State(log: SampleLog(samples), authorization: authorization)
+    self.kind = kind
+    self.clock = clock
+    self.ranking = ranking
+  }
+
+  private func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
+    try lock.withLock { try body(&state) }
+  }
+
+  // MARK: Script
+
+  /// Adds samples and wakes live updates.
+  ///
+  /// - Parameter samples: The samples.
+  public func add(_ samples: Sample...) { add(contentsOf: samples) }
+
+  /// Adds samples and wakes live updates.
+  ///
+  /// - Parameter samples: The samples.
+  public func add(contentsOf samples: [Sample]) {
+    let listeners = withState { state -> [AsyncStream<Void>.Continuation] in
+      for sample in samples { state.log.append(sample) }
+      return Array(state.listeners.values)
+    }
+    for listener in listeners { listener.yield() }
+  }
+
+  /// Makes the next call of `operation` fail with `error` (queued: call again for more).
+  ///
+  /// - Parameters:
+  ///   - operation: The operation.
+  ///   - error: The error it throws.
+  public func failNext(_ operation: Operation, with error: StepKitError) {
+    withState { $0.failures[operation, default: []].append(error) }
+  }
+
+  /// Makes every call of `operation` fail with `error` until cleared with `nil`.
+  ///
+  /// - Parameters:
+  ///   - operation: The operation.
+  ///   - error: The error, or `nil` to stop failing.
+  public func failAlways(_ operation: Operation, with error: StepKitError?) {
+    withState { $0.persistentFailures[operation] = error }
+  }
+
+  /// The state reported by ``authorizationState()``.
+  public var authorization: AuthorizationState {
+    get { withState { $0.authorization } }
+    set { withState { $0.authorization = newValue } }
+  }
+
+  /// The state ``requestAuthorization(_:)`` moves to.
+  public var answerToPrompt: AuthorizationState {
+    get { withState { $0.answerToPrompt } }
+    set { withState { $0.answerToPrompt = newValue } }
+  }
+
+  /// What ``biologicalSex()`` answers.
+  public var scriptedBiologicalSex: Characteristic<BiologicalSex> {
+    get { withState { $0.biologicalSex } }
+    set { withState { $0.biologicalSex = newValue } }
+  }
+
+  /// What ``dateOfBirth()`` answers.
+  public var scriptedDateOfBirth: Characteristic<DateComponents> {
+    get { withState { $0.dateOfBirth } }
+    set { withState { $0.dateOfBirth = newValue } }
+  }
+
+  /// Everything saved so far, in order.
+  public var savedMeasurements: [SavedMeasurement] { withState { $0.saved } }
+
+  /// How many times `operation` was called.
+  ///
+  /// - Parameter operation: The operation.
+  /// - Returns: The number of calls.
+  public func callCount(_ operation: Operation) -> Int { withState { $0.calls[operation] ?? 0 } }
+
+  /// The background delivery frequency enabled, if any.
+  public var backgroundDeliveryFrequency: BackgroundDeliveryFrequency? { withState { $0.backgroundDelivery } }
+
+  /// Counts a call and throws its scripted failure, if any.
+  private func begin(_ operation: Operation) throws {
+    let failure: StepKitError? = withState { state in
+      state.calls[operation, default: 0] += 1
+      if var queued = state.failures[operation], !queued.isEmpty {
+        let first = queued.removeFirst()
+        state.failures[operation] = queued
+        return first
+      }
+      return state.persistentFailures[operation]
+    }
+    if let failure { throw failure }
+  }
+
+  // MARK: StepSource
+
+  /// The scripted state.
+  ///
+  /// - Returns: ``authorization``.
+  public func authorizationState() async -> AuthorizationState { authorization }
+
+  private func provenance(_ policy: CountingPolicy, hasData: Bool) -> Provenance {
+    Provenance(
+      source: kind, policy: policy,
+      manualEntries: kind == .motion ? .notApplicable : (policy == .all ? .included : .excluded),
+      notes: hasData ? [] : [.noDataMayMeanDeniedAccess])
+  }
+
+  private func totals(_ interval: DateInterval, _ policy: CountingPolicy) throws -> (IntervalTotals, Bool) {
+    guard interval.end >= interval.start else {
+      throw StepKitError.invalidInterval(start: interval.start, end: interval.end)
+    }
+    let totals = withState { $0.log.totals(in: interval, policy: policy, ranking: ranking) }
+    return (totals, totals.sampleCount > 0)
+  }
+
+  /// Merged steps of the scripted samples.
+  ///
+  /// - Parameters:
+  ///   - interval: The interval.
+  ///   - policy: Which samples take part.
+  /// - Returns: The count.
+  /// - Throws: A scripted ``StepKitError``, or ``StepKitError/invalidInterval(start:end:)``.
+  public func steps(in interval: DateInterval, policy: CountingPolicy) async throws -> StepCount {
+    try begin(.steps)
+    let (totals, hasData) = try totals(interval, policy)
+    return StepCount(
+      interval: interval, steps: totals.steps, provenance: provenance(policy, hasData: hasData),
+      hasData: hasData)
+  }
+
+  /// Merged distance of the scripted samples.
+  ///
+  /// - Parameters:
+  ///   - interval: The interval.
+  ///   - policy: Which samples take part.
+  /// - Returns: The distance.
+  /// - Throws: A scripted ``StepKitError``.
+  public func distance(in interval: DateInterval, policy: CountingPolicy) async throws -> DistanceAmount {
+    try begin(.distance)
+    let (totals, hasData) = try totals(interval, policy)
+    return DistanceAmount(
+      interval: interval, meters: totals.distanceMeters, provenance: provenance(policy, hasData: hasData),
+      hasData: hasData)
+  }
+
+  /// Merged steps per local day.
+  ///
+  /// - Parameters:
+  ///   - interval: The range.
+  ///   - calendar: Whose midnights cut days.
+  ///   - policy: Which samples take part.
+  /// - Returns: One bucket per day.
+  /// - Throws: A scripted ``StepKitError``.
+  public func dailySteps(in interval: DateInterval, calendar: Calendar, policy: CountingPolicy) async throws
+    -> DailySteps
+  {
+    try begin(.steps)
+    var hasData = false
+    let days = try LocalDays.days(covering: interval, calendar: calendar).map { day -> DailySteps.Day in
+      let (totals, any) = try totals(day, policy)
+      hasData = hasData || any
+      return DailySteps.Day(interval: day, steps: totals.steps)
+    }
+    return DailySteps(
+      interval: interval, days: days, provenance: provenance(policy, hasData: hasData), hasData: hasData)
+  }
+
+  /// Merged distance per local day.
+  ///
+  /// - Parameters:
+  ///   - interval: The range.
+  ///   - calendar: Whose midnights cut days.
+  ///   - policy: Which samples take part.
+  /// - Returns: One bucket per day.
+  /// - Throws: A scripted ``StepKitError``.
+  public func dailyDistance(in interval: DateInterval, calendar: Calendar, policy: CountingPolicy)
+    async throws
+    -> DailyDistance
+  {
+    try begin(.distance)
+    var hasData = false
+    let days = try LocalDays.days(covering: interval, calendar: calendar).map { day -> DailyDistance.Day in
+      let (totals, any) = try totals(day, policy)
+      hasData = hasData || any
+      return DailyDistance.Day(interval: day, meters: totals.distanceMeters)
+    }
+    return DailyDistance(
+      interval: interval, days: days, provenance: provenance(policy, hasData: hasData), hasData: hasData)
+  }
+
+  /// Today's steps now, after each ``add(_:)``, and afresh at each midnight of the clock.
+  ///
+  /// - Parameters:
+  ///   - calendar: Whose midnight starts "today".
+  ///   - policy: Which samples take part.
+  /// - Returns: The sequence of today's totals.
+  public func todayStepUpdates(calendar: Calendar, policy: CountingPolicy) -> AsyncThrowingStream<
+    StepCount, any Error
+  > {
+    let (wakeups, wake) = makeAsyncStream(of: Void.self)
+    let id = UUID()
+    withState { $0.listeners[id] = wake }
+    let clock = clock
+    return AsyncThrowingStream { continuation in
+      // The first day is fixed now, so that a clock moved past midnight
+      // before the task runs still produces the rollover.
+      let firstDayEnd = LocalDays.days(
+        covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
+      let midnights = Task {
+        var next = firstDayEnd
+        while !Task.isCancelled {
+          do { try await clock.sleep(until: next) } catch { return }
+          next =
+            LocalDays.days(covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
+          wake.yield()
+        }
+      }
+      let updates = Task {
+        do {
+          try self.begin(.liveUpdates)
+          var last: StepCount?
+          wake.yield()
+          for await _ in wakeups {
+            let today = LocalDays.days(
+              covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0]
+            let (totals, hasData) = try self.totals(today, policy)
+            let count = StepCount(
+              interval: today, steps: totals.steps, provenance: self.provenance(policy, hasData: hasData),
+              hasData: hasData)
+            if count != last {
+              last = count
+              continuation.yield(count)
+            }
+          }
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: error)
+        }
+      }
+      continuation.onTermination = { [weak self] _ in
+        updates.cancel()
+        midnights.cancel()
+        wake.finish()
+        self?.withState { _ = $0.listeners.removeValue(forKey: id) }
+      }
+    }
+  }
+
+  // MARK: HealthDataSource
+
+  /// Moves ``authorization`` to ``answerToPrompt`` (unless unavailable).
+  ///
+  /// - Parameter request: Ignored beyond the scripted answer.
+  /// - Throws: A scripted failure, or ``StepKitError/healthDataUnavailable``
+  ///   when ``authorization`` is ``AuthorizationState/unavailable``.
+  public func requestAuthorization(_ request: AuthorizationRequest) async throws {
+    try begin(.authorization)
+    try withState { state in
+      if state.authorization == .unavailable { throw StepKitError.healthDataUnavailable }
+      state.authorization = state.answerToPrompt
+    }
+  }
+
+  /// The scripted state, whatever the request.
+  ///
+  /// - Parameter request: Ignored.
+  /// - Returns: ``authorization``.
+  public func authorizationState(for request: AuthorizationRequest) async -> AuthorizationState {
+    authorization
+  }
+
+  /// The scripted biological sex.
+  ///
+  /// - Returns: ``scriptedBiologicalSex``.
+  /// - Throws: A scripted failure.
+  public func biologicalSex() async throws -> Characteristic<BiologicalSex> {
+    try begin(.characteristics)
+    return scriptedBiologicalSex
+  }
+
+  /// The scripted date of birth.
+  ///
+  /// - Returns: ``scriptedDateOfBirth``.
+  /// - Throws: A scripted failure.
+  public func dateOfBirth() async throws -> Characteristic<DateComponents> {
+    try begin(.characteristics)
+    return scriptedDateOfBirth
+  }
+
+  /// Records the measurement in ``savedMeasurements``.
+  ///
+  /// - Parameters:
+  ///   - measurement: The measurement.
+  ///   - date: Its date.
+  /// - Returns: What was saved.
+  /// - Throws: A scripted failure.
+  public func save(_ measurement: BodyMeasurement, at date: Date) async throws -> SavedMeasurement {
+    try begin(.save)
+    let saved = SavedMeasurement(measurement: measurement, date: date, uuid: UUID())
+    withState { $0.saved.append(saved) }
+    return saved
+  }
+
+  /// Records the frequency.
+  ///
+  /// - Parameter frequency: How often at most.
+  /// - Throws: A scripted failure.
+  public func enableBackgroundDelivery(frequency: BackgroundDeliveryFrequency) async throws {
+    try begin(.backgroundDelivery)
+    withState { $0.backgroundDelivery = frequency }
+  }
+}

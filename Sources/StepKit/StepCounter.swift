@@ -1,0 +1,351 @@
+import Foundation
+
+/// The step count a person trusts: what the Health app shows, with hand-typed
+/// steps left out, from HealthKit, with CoreMotion when HealthKit cannot answer.
+///
+/// ```swift
+/// let counter = StepCounter.shared
+/// try await counter.requestAuthorization()
+/// let today = try await counter.todaySteps()
+/// print(today.roundedSteps, today.provenance.source)
+/// ```
+///
+/// Every answer carries its ``Provenance``: which source answered, the
+/// policy, whether hand-typed steps were left out, and why a fallback
+/// answered when one did.
+public final class StepCounter: Sendable {
+  /// Which sources answer, in what order.
+  public enum Strategy: String, Sendable, Hashable, CaseIterable {
+    /// HealthKit only.
+    case healthKit
+    /// CoreMotion only (this iPhone's own motion history, seven days).
+    case motion
+    /// HealthKit; CoreMotion when HealthKit is unavailable, locked, not yet
+    /// authorized, failing, or returns no data at all. The default.
+    case healthKitThenMotion
+  }
+
+  /// The counter an app uses: HealthKit, then CoreMotion, the `health`
+  /// policy, the current calendar, the system clock and `Bundle.main`.
+  public static let shared = StepCounter(health: HealthKitStepSource(), motion: MotionStepSource())
+
+  /// The health store source (HealthKit, or a simulated one).
+  public let health: (any HealthDataSource)?
+  /// The motion source (CoreMotion, or a simulated one).
+  public let motion: (any StepSource)?
+  /// Which sources answer.
+  public let strategy: Strategy
+  /// Which samples take part in HealthKit answers.
+  public let policy: CountingPolicy
+  /// Whose midnights cut days.
+  public let calendar: Calendar
+  /// The clock for "today".
+  public let clock: any StepClock
+  /// The app's Info.plist, checked before any prompt.
+  public let bundle: any BundleInfo
+
+  /// Creates a counter over the given sources.
+  ///
+  /// - Parameters:
+  ///   - health: The HealthKit source (``HealthKitStepSource``) or a
+  ///     ``SimulatedStepSource``; `nil` for none.
+  ///   - motion: The CoreMotion source, or a simulated one; `nil` for none.
+  ///   - strategy: Which sources answer; HealthKit then CoreMotion by default.
+  ///   - policy: Which samples count; ``CountingPolicy/health`` (hand-typed
+  ///     steps left out) by default.
+  ///   - calendar: Whose midnights cut days; the current calendar by default.
+  ///   - clock: The clock; the system clock by default.
+  ///   - bundle: The Info.plist; `Bundle.main` by default.
+  public init(
+    health: (any HealthDataSource)?, motion: (any StepSource)?, strategy: Strategy = .healthKitThenMotion,
+    policy: CountingPolicy = .health, calendar: Calendar = .current, clock: any StepClock = SystemClock(),
+    bundle: any BundleInfo = MainBundleInfo()
+  ) {
+    self.health = health
+    self.motion = motion
+    self.strategy = strategy
+    self.policy = policy
+    self.calendar = calendar
+    self.clock = clock
+    self.bundle = bundle
+  }
+
+  // MARK: Authorization
+
+  /// Asks for access to the types in `request`.
+  ///
+  /// Checks the Info.plist for `NSHealthShareUsageDescription` (and
+  /// `NSHealthUpdateUsageDescription` when writing) first: HealthKit
+  /// terminates an app that asks without them.
+  ///
+  /// - Parameter request: Types to read and write; steps and distance by default.
+  /// - Throws: ``StepKitError/missingUsageDescription(key:)``,
+  ///   ``StepKitError/healthDataUnavailable``, or another ``StepKitError``.
+  public func requestAuthorization(_ request: AuthorizationRequest = .stepsAndDistance) async throws {
+    guard let health else { throw StepKitError.sourceNotConfigured(.healthKit) }
+    try bundle.requireUsageDescriptions(request.requiredInfoPlistKeys)
+    try await health.requestAuthorization(request)
+  }
+
+  /// What is known about the app's access, per source.
+  ///
+  /// - Parameter request: The HealthKit types to ask about; steps and distance by default.
+  /// - Returns: The HealthKit and motion states (`nil` for a source the counter lacks).
+  public func authorizationStatus(for request: AuthorizationRequest = .stepsAndDistance) async
+    -> AuthorizationStatus
+  {
+    async let healthState = health?.authorizationState(for: request)
+    async let motionState = motion?.authorizationState()
+    return AuthorizationStatus(healthKit: await healthState, motion: await motionState)
+  }
+
+  // MARK: Steps and distance
+
+  /// Steps from local midnight until now.
+  ///
+  /// - Returns: The count with its provenance.
+  /// - Throws: ``StepKitError``.
+  public func todaySteps() async throws -> StepCount {
+    try await steps(in: todayInterval())
+  }
+
+  /// Steps in `interval`.
+  ///
+  /// - Parameter interval: The half-open interval to count.
+  /// - Returns: The count with its provenance.
+  /// - Throws: ``StepKitError``.
+  public func steps(in interval: DateInterval) async throws -> StepCount {
+    let policy = policy
+    return try await answer { try await $0.steps(in: interval, policy: policy) }
+  }
+
+  /// Steps per local day over `interval` (see ``StepSource/dailySteps(in:calendar:policy:)``).
+  ///
+  /// - Parameter interval: The range.
+  /// - Returns: One bucket per local day, empty days included.
+  /// - Throws: ``StepKitError``.
+  public func dailySteps(in interval: DateInterval) async throws -> DailySteps {
+    let policy = policy
+    let calendar = calendar
+    return try await answer { try await $0.dailySteps(in: interval, calendar: calendar, policy: policy) }
+  }
+
+  /// Walking + running distance from local midnight until now.
+  ///
+  /// - Returns: The distance with its provenance.
+  /// - Throws: ``StepKitError``.
+  public func todayDistance() async throws -> DistanceAmount {
+    try await distance(in: todayInterval())
+  }
+
+  /// Walking + running distance in `interval`.
+  ///
+  /// - Parameter interval: The half-open interval.
+  /// - Returns: The distance with its provenance.
+  /// - Throws: ``StepKitError``.
+  public func distance(in interval: DateInterval) async throws -> DistanceAmount {
+    let policy = policy
+    return try await answer { try await $0.distance(in: interval, policy: policy) }
+  }
+
+  /// Walking + running distance per local day over `interval`.
+  ///
+  /// - Parameter interval: The range.
+  /// - Returns: One bucket per local day.
+  /// - Throws: ``StepKitError``.
+  public func dailyDistance(in interval: DateInterval) async throws -> DailyDistance {
+    let policy = policy
+    let calendar = calendar
+    return try await answer { try await $0.dailyDistance(in: interval, calendar: calendar, policy: policy) }
+  }
+
+  /// Today's steps, now and whenever they change, rolling over at midnight.
+  ///
+  /// With ``Strategy/healthKitThenMotion``, CoreMotion takes over when
+  /// HealthKit is unavailable or not configured, when HealthKit's updates
+  /// fail with an error that allows a fallback, or when HealthKit's first
+  /// count has no data while the coprocessor has steps; those counts carry
+  /// the ``FallbackReason``.
+  ///
+  /// - Returns: An asynchronous sequence of today's totals; it ends when the
+  ///   consuming task is cancelled or with a ``StepKitError``.
+  public func todayStepUpdates() -> AsyncThrowingStream<StepCount, any Error> {
+    let calendar = calendar
+    let policy = policy
+    let health = health
+    let motion = motion
+    let strategy = strategy
+    return AsyncThrowingStream { continuation in
+      let task = Task {
+        do {
+          let source: (any StepSource)?
+          switch strategy {
+          case .healthKit: source = health
+          case .motion: source = motion
+          case .healthKitThenMotion:
+            // HealthKit, handing over to CoreMotion when it cannot answer (StepCounter+MotionFallback.swift).
+            try await Self.healthKitThenMotionUpdates(
+              health: health, motion: motion, calendar: calendar, policy: policy, into: continuation)
+            continuation.finish()
+            return
+          }
+          guard let source else {
+            throw StepKitError.sourceNotConfigured(strategy == .motion ? .motion : .healthKit)
+          }
+          for try await count in source.todayStepUpdates(calendar: calendar, policy: policy) {
+            continuation.yield(count)
+          }
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: error)
+        }
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  // MARK: Characteristics and body measurements
+
+  /// The person's biological sex from Health.
+  ///
+  /// - Returns: The value; ``Characteristic/notSetOrNotAllowed`` or
+  ///   ``Characteristic/notRequested`` when there is none.
+  /// - Throws: ``StepKitError`` when Health is unavailable or locked.
+  public func biologicalSex() async throws -> Characteristic<BiologicalSex> {
+    guard let health else { throw StepKitError.sourceNotConfigured(.healthKit) }
+    return try await health.biologicalSex()
+  }
+
+  /// The person's date of birth from Health (Gregorian year, month and day).
+  ///
+  /// - Returns: The value; ``Characteristic/notSetOrNotAllowed`` or
+  ///   ``Characteristic/notRequested`` when there is none.
+  /// - Throws: ``StepKitError`` when Health is unavailable or locked.
+  public func dateOfBirth() async throws -> Characteristic<DateComponents> {
+    guard let health else { throw StepKitError.sourceNotConfigured(.healthKit) }
+    return try await health.dateOfBirth()
+  }
+
+  /// Saves body mass to Health, converted to kilograms and checked for plausibility.
+  ///
+  /// - Parameters:
+  ///   - bodyMass: The mass, in any unit.
+  ///   - date: The sample's date; now by default.
+  /// - Returns: What was saved.
+  /// - Throws: ``StepKitError/implausibleMeasurement(_:value:unit:plausible:)``,
+  ///   ``StepKitError/missingUsageDescription(key:)``, ``StepKitError/writeAccessDenied(_:)``,
+  ///   ``StepKitError/saveFailed(_:code:message:)``.
+  @discardableResult
+  public func save(bodyMass: Measurement<UnitMass>, at date: Date? = nil) async throws -> SavedMeasurement {
+    try await save(BodyMeasurement.bodyMass(bodyMass), at: date)
+  }
+
+  /// Saves height to Health, converted to metres and checked for plausibility.
+  ///
+  /// - Parameters:
+  ///   - height: The height, in any unit.
+  ///   - date: The sample's date; now by default.
+  /// - Returns: What was saved.
+  /// - Throws: See ``save(bodyMass:at:)``.
+  @discardableResult
+  public func save(height: Measurement<UnitLength>, at date: Date? = nil) async throws -> SavedMeasurement {
+    try await save(BodyMeasurement.height(height), at: date)
+  }
+
+  private func save(_ measurement: BodyMeasurement, at date: Date?) async throws -> SavedMeasurement {
+    guard let health else { throw StepKitError.sourceNotConfigured(.healthKit) }
+    try bundle.requireUsageDescriptions([InfoPlistKey.healthUpdateUsageDescription])
+    return try await health.save(measurement, at: date ?? clock.now())
+  }
+
+  /// Lets HealthKit wake the app when new steps arrive (keep consuming
+  /// ``todayStepUpdates()`` to receive them).
+  ///
+  /// The app needs the `com.apple.developer.healthkit.background-delivery`
+  /// entitlement (iOS 15 and later); HealthKit delivers steps at most hourly.
+  ///
+  /// - Parameter frequency: How often at most; hourly by default.
+  /// - Throws: ``StepKitError/backgroundDeliveryFailed(code:message:)``.
+  public func enableBackgroundDelivery(frequency: BackgroundDeliveryFrequency = .hourly) async throws {
+    guard let health else { throw StepKitError.sourceNotConfigured(.healthKit) }
+    try await health.enableBackgroundDelivery(frequency: frequency)
+  }
+
+  // MARK: Strategy
+
+  /// Local midnight of today until now.
+  func todayInterval() -> DateInterval {
+    let now = clock.now()
+    return DateInterval(start: calendar.startOfDay(for: now), end: now)
+  }
+
+  /// Asks the sources in the order the strategy gives.
+  func answer<R: ProvenancedResult>(_ ask: @Sendable (any StepSource) async throws -> R) async throws -> R {
+    switch strategy {
+    case .healthKit:
+      guard let health else { throw StepKitError.sourceNotConfigured(.healthKit) }
+      return try await ask(health)
+    case .motion:
+      guard let motion else { throw StepKitError.sourceNotConfigured(.motion) }
+      return try await ask(motion)
+    case .healthKitThenMotion:
+      guard let health else {
+        guard let motion else { throw StepKitError.sourceNotConfigured(.healthKit) }
+        var result = try await ask(motion)
+        result.provenance.fallbackReason = .healthKitNotConfigured
+        return result
+      }
+      let primary: R
+      do {
+        primary = try await ask(health)
+      } catch let error as StepKitError {
+        guard let motion, Self.allowsFallback(error) else { throw error }
+        do {
+          var result = try await ask(motion)
+          result.provenance.fallbackReason = error.fallbackReason
+          return result
+        } catch let motionError {
+          // When HealthKit cannot work on this device, the motion error is the
+          // one a person can act on; otherwise HealthKit's is.
+          if error == .healthDataUnavailable { throw motionError }
+          throw error
+        }
+      }
+      guard !primary.hasData, let motion else { return primary }
+      // No HealthKit data at all (read access may be denied): CoreMotion may know better.
+      guard var result = try? await ask(motion), result.hasData else { return primary }
+      result.provenance.fallbackReason = .healthKitReturnedNoData
+      result.provenance.notes.append(.noDataMayMeanDeniedAccess)
+      return result
+    }
+  }
+
+  /// Whether HealthKit's `error` lets CoreMotion answer instead.
+  static func allowsFallback(_ error: StepKitError) -> Bool {
+    switch error {
+    case .healthDataUnavailable, .healthDataRestricted, .healthDatabaseLocked, .authorizationNotDetermined,
+      .queryFailed:
+      return true
+    default:
+      return false
+    }
+  }
+}
+
+/// What is known about the app's access, per source.
+public struct AuthorizationStatus: Sendable, Hashable {
+  /// HealthKit's state, or `nil` when the counter has no HealthKit source.
+  public var healthKit: AuthorizationState?
+  /// CoreMotion's state, or `nil` when the counter has no motion source.
+  public var motion: AuthorizationState?
+
+  /// Creates a status.
+  ///
+  /// - Parameters:
+  ///   - healthKit: HealthKit's state.
+  ///   - motion: CoreMotion's state.
+  public init(healthKit: AuthorizationState?, motion: AuthorizationState?) {
+    self.healthKit = healthKit
+    self.motion = motion
+  }
+}

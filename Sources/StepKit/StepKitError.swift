@@ -1,0 +1,297 @@
+import Foundation
+
+/// Everything that can go wrong in StepKit, with what a person needs to act.
+///
+/// Each case has an English and a Simplified Chinese description and
+/// recovery suggestion (``description(in:)``, ``recoverySuggestion(in:)``);
+/// `LocalizedError` picks the language from the person's preferred
+/// languages. Recovery suggestions name the place in Settings where access
+/// is granted; ``appSettingsURL`` opens the app's own Settings page.
+public enum StepKitError: Error, Equatable, Hashable, Sendable {
+  // MARK: HealthKit
+
+  /// Health data is not available on this device (HealthKit's
+  /// `errorHealthDataUnavailable`: some iPads, Mac). Not recoverable on this
+  /// device; CoreMotion may still count this iPhone's steps.
+  case healthDataUnavailable
+  /// Access to health data is restricted, for example by a device
+  /// management profile (`errorHealthDataRestricted`).
+  case healthDataRestricted
+  /// The device is locked, so the protected Health database cannot be read
+  /// now (`errorDatabaseInaccessible`). Try again after the person unlocks.
+  case healthDatabaseLocked
+  /// The app has not asked for access to `type` yet
+  /// (`errorAuthorizationNotDetermined`). Call
+  /// ``StepCounter/requestAuthorization(_:)`` first.
+  case authorizationNotDetermined(HealthDataType)
+  /// The person did not allow the app to write `type`
+  /// (`errorAuthorizationDenied`, which HealthKit reports only for writes).
+  case writeAccessDenied(HealthDataType)
+  /// The person dismissed the authorization prompt (`errorUserCanceled`).
+  case authorizationCancelled
+  /// The app's Info.plist lacks `key` (for example
+  /// `NSHealthShareUsageDescription`, `NSHealthUpdateUsageDescription` or
+  /// `NSMotionUsageDescription`). The system terminates an app that asks
+  /// for access without it, so StepKit checks first and throws this instead.
+  case missingUsageDescription(key: String)
+  /// A HealthKit query failed; `code` is the `HKError.Code` raw value.
+  case queryFailed(code: Int, message: String)
+  /// Saving a sample of `type` failed; `code` is the `HKError.Code` raw value.
+  case saveFailed(HealthDataType, code: Int, message: String)
+  /// Enabling background delivery failed (often a missing
+  /// `com.apple.developer.healthkit.background-delivery` entitlement).
+  case backgroundDeliveryFailed(code: Int, message: String)
+  /// A measurement to save is not plausible for `type`: `value` (in `unit`)
+  /// lies outside `plausible`, or is not a finite positive number.
+  case implausibleMeasurement(HealthDataType, value: Double, unit: String, plausible: ClosedRange<Double>)
+  /// An interval whose end lies before its start, or that is not finite.
+  case invalidInterval(start: Date, end: Date)
+  /// The counter's strategy needs a source of `kind` that it was not given.
+  case sourceNotConfigured(StepSourceKind)
+
+  // MARK: CoreMotion
+
+  /// This device has no step counter (`CMErrorMotionActivityNotAvailable`, 104).
+  case motionNotAvailable
+  /// The person did not allow Motion & Fitness access, or turned it off
+  /// (`CMErrorMotionActivityNotAuthorized`, 105).
+  case motionNotAuthorized
+  /// Motion & Fitness access is blocked by a restriction the person cannot
+  /// lift (Screen Time, a device management profile): `CMAuthorizationStatus.restricted`.
+  case motionRestricted
+  /// The app lacks the entitlement for motion activity
+  /// (`CMErrorMotionActivityNotEntitled`, 106).
+  case motionNotEntitled
+  /// The interval starts before `earliestAvailable`: CoreMotion keeps only
+  /// the last seven days.
+  case motionOutsideHistory(earliestAvailable: Date)
+  /// A CoreMotion query failed with `code` (a `CMError` raw value).
+  case motionQueryFailed(code: Int, message: String)
+
+  /// Opens the app's own page in Settings (the value of UIKit's
+  /// `UIApplication.openSettingsURLString`).
+  public static let appSettingsURL = URL(string: "app-settings:")
+
+  /// Where in Settings a person grants an app access to health data.
+  ///
+  /// - Parameter language: English or Simplified Chinese.
+  /// - Returns: `Settings > Health > Data Access & Devices` or `设置 > 健康 > 数据访问与设备`.
+  public static func settingsPathForHealth(in language: StepKitLanguage) -> String {
+    switch language {
+    case .english: return "Settings > Health > Data Access & Devices"
+    case .simplifiedChinese: return "设置 > 健康 > 数据访问与设备"
+    }
+  }
+
+  /// Where in Settings a person grants Motion & Fitness access.
+  ///
+  /// - Parameter language: English or Simplified Chinese.
+  /// - Returns: `Settings > Privacy & Security > Motion & Fitness` or `设置 > 隐私与安全性 > 运动与健身`.
+  public static func settingsPathForMotion(in language: StepKitLanguage) -> String {
+    switch language {
+    case .english: return "Settings > Privacy & Security > Motion & Fitness"
+    case .simplifiedChinese: return "设置 > 隐私与安全性 > 运动与健身"
+    }
+  }
+}
+
+/// The languages StepKit's messages are written in.
+public enum StepKitLanguage: String, Sendable, Hashable, CaseIterable {
+  /// English.
+  case english = "en"
+  /// Simplified Chinese.
+  case simplifiedChinese = "zh-Hans"
+
+  /// The first of the person's preferred languages that StepKit speaks
+  /// (Simplified Chinese for `zh-Hans`, `zh-CN`, `zh-SG`), else English.
+  public static var preferred: StepKitLanguage {
+    preferred(from: Locale.preferredLanguages)
+  }
+
+  /// The first language in `identifiers` that StepKit speaks, else English.
+  ///
+  /// - Parameter identifiers: BCP 47 identifiers, most preferred first.
+  /// - Returns: The language to use.
+  public static func preferred(from identifiers: [String]) -> StepKitLanguage {
+    for identifier in identifiers {
+      let lower = identifier.lowercased()
+      if lower.hasPrefix("en") { return .english }
+      if lower.hasPrefix("zh-hans") || lower == "zh" || lower.hasPrefix("zh-cn") || lower.hasPrefix("zh-sg") {
+        return .simplifiedChinese
+      }
+    }
+    return .english
+  }
+}
+
+extension StepKitError: LocalizedError {
+  /// The description in the person's preferred language.
+  public var errorDescription: String? { description(in: .preferred) }
+  /// The recovery suggestion in the person's preferred language.
+  public var recoverySuggestion: String? { recoverySuggestion(in: .preferred) }
+  /// The failure reason (the same text as the description).
+  public var failureReason: String? { description(in: .preferred) }
+}
+
+extension StepKitError: CustomNSError {
+  /// The domain of StepKit's `NSError`s (what Objective-C callers see).
+  public static var errorDomain: String { "StepKitErrorDomain" }
+
+  /// A stable code per case: 1xx HealthKit, 2xx input, 3xx CoreMotion.
+  public var errorCode: Int {
+    switch self {
+    case .healthDataUnavailable: return 101
+    case .healthDataRestricted: return 102
+    case .healthDatabaseLocked: return 103
+    case .authorizationNotDetermined: return 104
+    case .writeAccessDenied: return 105
+    case .authorizationCancelled: return 106
+    case .missingUsageDescription: return 107
+    case .queryFailed: return 108
+    case .saveFailed: return 109
+    case .backgroundDeliveryFailed: return 110
+    case .implausibleMeasurement: return 201
+    case .invalidInterval: return 202
+    case .sourceNotConfigured: return 203
+    case .motionNotAvailable: return 304
+    case .motionNotAuthorized: return 305
+    case .motionRestricted: return 309
+    case .motionNotEntitled: return 306
+    case .motionOutsideHistory: return 307
+    case .motionQueryFailed: return 308
+    }
+  }
+
+  /// The description and recovery suggestion, in the preferred language.
+  public var errorUserInfo: [String: Any] {
+    var info: [String: Any] = [NSLocalizedDescriptionKey: description(in: .preferred)]
+    if let recovery = recoverySuggestion(in: .preferred) {
+      info[NSLocalizedRecoverySuggestionErrorKey] = recovery
+    }
+    return info
+  }
+
+  /// `error` as a StepKit error: itself when it is one, otherwise a query failure carrying its code and message.
+  ///
+  /// - Parameter error: Any error.
+  /// - Returns: The StepKit error.
+  public static func wrapping(_ error: any Error) -> StepKitError {
+    if let known = error as? StepKitError { return known }
+    let nsError = error as NSError
+    return .queryFailed(code: nsError.code, message: nsError.localizedDescription)
+  }
+}
+
+extension StepKitError: CustomStringConvertible {
+  /// The English description.
+  public var description: String { description(in: .english) }
+}
+
+extension StepKitError {
+  /// The description of the error in `language`.
+  ///
+  /// - Parameter language: English or Simplified Chinese.
+  /// - Returns: One sentence saying what went wrong.
+  public func description(in language: StepKitLanguage) -> String {
+    switch language {
+    case .english: return englishDescription
+    case .simplifiedChinese: return chineseDescription
+    }
+  }
+
+  /// What the person can do about the error, in `language`.
+  ///
+  /// - Parameter language: English or Simplified Chinese.
+  /// - Returns: Where to go in Settings, or what to try; `nil` when nothing helps.
+  public func recoverySuggestion(in language: StepKitLanguage) -> String? {
+    switch language {
+    case .english: return englishRecovery
+    case .simplifiedChinese: return chineseRecovery
+    }
+  }
+
+  /// Whether another source (CoreMotion) may answer instead, and why.
+  public var fallbackReason: FallbackReason {
+    switch self {
+    case .healthDataUnavailable: return .healthDataUnavailable
+    case .healthDatabaseLocked: return .healthDatabaseLocked
+    case .authorizationNotDetermined: return .healthKitNotAuthorized
+    default: return .healthKitFailed(self)
+    }
+  }
+
+  var englishDescription: String {
+    switch self {
+    case .healthDataUnavailable: return "Health data is not available on this device."
+    case .healthDataRestricted: return "Access to health data is restricted on this device."
+    case .healthDatabaseLocked: return "Health data cannot be read while the device is locked."
+    case .authorizationNotDetermined(let type):
+      return "The app has not asked for access to \(type.name(in: .english)) yet."
+    case .writeAccessDenied(let type):
+      return "The app is not allowed to save \(type.name(in: .english)) to Health."
+    case .authorizationCancelled: return "The health data access request was cancelled."
+    case .missingUsageDescription(let key):
+      return "The app's Info.plist has no \(key); the system would terminate the app when it asks for access."
+    case .queryFailed(let code, let message):
+      return "Reading health data failed (HealthKit error \(code)): \(message)"
+    case .saveFailed(let type, let code, let message):
+      return "Saving \(type.name(in: .english)) failed (HealthKit error \(code)): \(message)"
+    case .backgroundDeliveryFailed(let code, let message):
+      return "Enabling background delivery failed (HealthKit error \(code)): \(message)"
+    case .implausibleMeasurement(let type, let value, let unit, let plausible):
+      return "\(type.name(in: .english)) of \(Self.format(value)) \(unit) is not plausible "
+        + "(expected \(Self.format(plausible.lowerBound))–\(Self.format(plausible.upperBound)) \(unit))."
+    case .invalidInterval(let start, let end):
+      return "The interval from \(start) to \(end) is not valid: it must not end before it starts."
+    case .sourceNotConfigured(let kind): return "No \(kind) step source is configured."
+    case .motionNotAvailable: return "This device has no step counter."
+    case .motionNotAuthorized: return "The app is not allowed to read Motion & Fitness data."
+    case .motionRestricted: return "Motion & Fitness access is restricted on this device."
+    case .motionNotEntitled: return "The app is not entitled to read motion activity."
+    case .motionOutsideHistory(let earliest):
+      return "The motion coprocessor keeps only the last seven days; data before \(earliest) is gone."
+    case .motionQueryFailed(let code, let message):
+      return "Reading motion data failed (Core Motion error \(code)): \(message)"
+    }
+  }
+
+  var englishRecovery: String? {
+    let health = Self.settingsPathForHealth(in: .english)
+    let motion = Self.settingsPathForMotion(in: .english)
+    switch self {
+    case .healthDataUnavailable:
+      return "Use an iPhone or Apple Watch. On this device, steps can come only from its own motion sensors."
+    case .healthDataRestricted:
+      return
+        "Ask the device's administrator, or check Settings > Screen Time > Content & Privacy Restrictions."
+    case .healthDatabaseLocked: return "Unlock the device and try again."
+    case .authorizationNotDetermined:
+      return "Allow access when the app asks, or later in \(health) > this app."
+    case .writeAccessDenied(let type):
+      return
+        "Turn on \(type.name(in: .english)) under \(health) > this app > Allow to Write, or in the app's Settings page."
+    case .authorizationCancelled: return "Ask again and choose which data to allow."
+    case .missingUsageDescription(let key):
+      return "Add \(key) with a sentence saying why the app needs the data to the app target's Info.plist."
+    case .queryFailed, .backgroundDeliveryFailed:
+      return "Try again later. If it persists, check \(health) > this app."
+    case .saveFailed: return "Check that writing is allowed in \(health) > this app, then try again."
+    case .implausibleMeasurement: return "Check the value and its unit."
+    case .invalidInterval: return "Pass an interval whose end is not before its start."
+    case .sourceNotConfigured: return "Create the StepCounter with the source its strategy needs."
+    case .motionNotAvailable: return nil
+    case .motionNotAuthorized: return "Turn on this app under \(motion), or in the app's Settings page."
+    case .motionRestricted:
+      return
+        "Ask the device's administrator, or check Settings > Screen Time > Content & Privacy Restrictions."
+    case .motionNotEntitled: return "Check the app's signing and entitlements."
+    case .motionOutsideHistory: return "Ask for the last seven days only, or read older days from Health."
+    case .motionQueryFailed: return "Try again later."
+    }
+  }
+
+  static func format(_ value: Double) -> String {
+    if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    return String(format: "%.2f", value)
+  }
+}
