@@ -5,17 +5,37 @@ let package = Package(
   name: "StepKit",
   platforms: [.iOS(.v15), .macOS(.v13), .watchOS(.v8)],
   products: [
-    .library(name: "StepKitCore", targets: ["StepKitCore"])
+    .library(name: "StepKitCore", targets: ["StepKitCore"]),
+    .executable(name: "stepkit", targets: ["stepkit"]),
   ],
   targets: [
     // The counting engine: pure Swift, Foundation only, no I/O. COUNTING.md lives here.
     .target(name: "StepKitCore"),
     .testTarget(name: "StepKitCoreTests", dependencies: ["StepKitCore"]),
+
+    // System SQLite (Debian libsqlite3-dev; the SDK's libsqlite3 on Apple platforms).
+    .systemLibrary(
+      name: "CSQLite",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+    ),
+    // The `stepkit` command: parses arguments, calls StepKitCore and HealthExport, prints.
+    .executableTarget(
+      name: "stepkit",
+      dependencies: ["StepKitCore", "HealthExport", "CSQLite"],
+      resources: [.copy("Resources/demo-export.xml")]
+    ),
+    // Unit tests of the parser and formatters, and end-to-end runs of the built binary
+    // compared with golden files (STEPKIT_RECORD_GOLDEN=1 re-records them).
+    .testTarget(
+      name: "stepkitTests",
+      dependencies: ["stepkit"],
+      exclude: ["Golden", "Fixtures"]
+    ),
   ]
 )
 
 // Swift 6 language mode and strict concurrency for every target, set in one place.
-for target in package.targets {
+for target in package.targets where target.type != .system {
   var settings = target.swiftSettings ?? []
   settings.append(.swiftLanguageMode(.v6))
   target.swiftSettings = settings
