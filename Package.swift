@@ -28,7 +28,7 @@ let package = Package(
     // compared with golden files (STEPKIT_RECORD_GOLDEN=1 re-records them).
     .testTarget(
       name: "stepkitTests",
-      dependencies: ["stepkit"],
+      dependencies: ["stepkit", "StepKitCore", "CSQLite"],
       exclude: ["Golden", "Fixtures"]
     ),
   ]
