@@ -6,12 +6,22 @@ let package = Package(
   platforms: [.iOS(.v15), .macOS(.v13), .watchOS(.v8)],
   products: [
     .library(name: "StepKitCore", targets: ["StepKitCore"]),
+    .library(name: "HealthExport", targets: ["HealthExport"]),
     .executable(name: "stepkit", targets: ["stepkit"]),
   ],
   targets: [
     // The counting engine: pure Swift, Foundation only, no I/O. COUNTING.md lives here.
     .target(name: "StepKitCore"),
     .testTarget(name: "StepKitCoreTests", dependencies: ["StepKitCore"]),
+
+    // System zlib (Debian zlib1g-dev; the SDK's libz on Apple platforms).
+    .systemLibrary(
+      name: "CZlib",
+      providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+    ),
+    // Reads Apple Health exports (export.zip / export.xml) as a stream.
+    .target(name: "HealthExport", dependencies: ["StepKitCore", "CZlib"]),
+    .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CZlib"]),
 
     // System SQLite (Debian libsqlite3-dev; the SDK's libsqlite3 on Apple platforms).
     .systemLibrary(

@@ -1,0 +1,117 @@
+import Foundation
+import StepKitCore
+
+/// Where an Apple Health export comes from.
+public enum ExportInput: Sendable {
+  /// A file: an `export.zip` (recognised by its content, whatever its name)
+  /// or an unpacked `export.xml`.
+  case path(String)
+  /// Standard input, holding export XML (`stepkit … -`).
+  case standardInput
+  /// Bytes in memory, a zip archive or XML; `name` is used in locations and errors.
+  case data(Data, name: String)
+}
+
+/// Reads Apple Health exports as a stream, in bounded memory.
+///
+/// The reader never loads the file whole: a zip entry is inflated on a
+/// thread of its own while a byte-level scanner works through the XML in
+/// 4 MiB pieces. It tolerates what real exports contain (the broken DTD of
+/// iOS 16, stray control characters, localized entry names) and stops at
+/// malformed XML with the file, line and column.
+///
+/// ```swift
+/// var log = SampleLog()
+/// let info = try ExportReader.read(.path("export.zip"), into: &log)
+/// let tally = log.tally(CountingOptions(unit: .day))
+/// print(info.stepAndDistanceRecords, tally.total.steps)
+/// ```
+public enum ExportReader {
+  /// Reads the export (zip found by content, or XML), appending its step and
+  /// walking + running distance samples to `log`.
+  ///
+  /// Only top-level records count (records repeated inside a `<Correlation>`
+  /// are left out). Records that cannot be decoded (a bad date, value or
+  /// unit) are reported in `log.invalid` with their line and column and
+  /// reading goes on; malformed XML stops it.
+  ///
+  /// - Parameters:
+  ///   - input: The file, standard input, or bytes to read.
+  ///   - log: Receives the samples and the invalid-record report.
+  ///   - progress: Called with the bytes read so far, at most about ten times
+  ///     a second and once at the end, on the calling thread.
+  /// - Returns: What the export says about itself and what was found in it.
+  /// - Throws: ``HealthExportError``: the file cannot be opened or read, the
+  ///   archive is damaged, the XML is malformed or truncated (with line and
+  ///   column), or it is not a Health export.
+  public static func read(
+    _ input: ExportInput, into log: inout SampleLog,
+    progress: (@Sendable (ExportProgress) -> Void)? = nil
+  ) throws(HealthExportError) -> ExportInfo {
+    let (source, entryName) = try open(input)
+    return try read(source: source, entryName: entryName, into: &log, progress: progress)
+  }
+
+  /// Calls `body` with every top-level `<Record>` of the given types, in file
+  /// order, with its attributes and metadata decoded.
+  ///
+  /// Use it for record types the counting engine does not handle (heart
+  /// rate, energy, sleep). Records of other types are skipped cheaply.
+  ///
+  /// - Parameters:
+  ///   - input: The file, standard input, or bytes to read.
+  ///   - types: The `type` values to yield (`HKQuantityTypeIdentifierHeartRate`),
+  ///     or `nil` for every record.
+  ///   - body: Called once per record; an error it throws stops reading and is rethrown.
+  /// - Throws: A ``HealthExportError`` as ``read(_:into:progress:)`` does, or
+  ///   whatever `body` throws.
+  public static func forEachRecord(
+    in input: ExportInput, types: Set<String>?, _ body: (ExportRecord) throws -> Void
+  ) throws {
+    let (source, entryName) = try open(input)
+    var decoder = ExportDecoder(source: source, mode: .records(types), xmlEntryName: entryName)
+    while case .record(let record) = try decoder.step() {
+      try body(record)
+    }
+  }
+
+  // MARK: - Internal entry points
+
+  /// Reads XML from `source` (tests choose tiny buffers to cross every boundary).
+  static func read(
+    source: any ByteChunkSource, entryName: String? = nil, into log: inout SampleLog,
+    bufferBytes: Int = XMLScanner.defaultBufferBytes,
+    maximumTokenBytes: Int = XMLScanner.defaultMaximumTokenBytes,
+    progress: (@Sendable (ExportProgress) -> Void)? = nil
+  ) throws(HealthExportError) -> ExportInfo {
+    var decoder = ExportDecoder(
+      source: source, mode: .samples, xmlEntryName: entryName, bufferBytes: bufferBytes,
+      maximumTokenBytes: maximumTokenBytes, progress: progress)
+    swap(&decoder.log, &log)
+    defer { swap(&decoder.log, &log) }
+    while case .record = try decoder.step() {}
+    return decoder.info
+  }
+
+  /// Opens `input` and names the zip entry it reads, if any.
+  private static func open(_ input: ExportInput) throws(HealthExportError) -> (any ByteChunkSource, String?) {
+    let source: any ByteChunkSource
+    let outerName: String
+    switch input {
+    case .path(let path):
+      source = try ExportSources.open(path: path)
+      outerName = path
+    case .standardInput:
+      source = try ExportSources.open(path: "-")
+      outerName = "-"
+    case .data(let data, let name):
+      source = try ExportSources.open(data: data, name: name)
+      outerName = name
+    }
+    var entryName: String?
+    if source is ZipEntryChunkSource, source.displayName.hasPrefix(outerName + ":") {
+      entryName = String(source.displayName.dropFirst(outerName.count + 1))
+    }
+    return (source, entryName)
+  }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// A fixed ring of buffers passed between one producer thread (inflating) and
+/// one consumer (the scanner).
+///
+/// The producer takes a free buffer, fills it, and hands it over in order; the
+/// consumer hands each buffer back when done with it. Memory is bounded by the
+/// buffer count. Every mutable field is guarded by `condition`; the buffers'
+/// bytes belong to whichever side currently holds the buffer's index.
+final class InflatePipeline: @unchecked Sendable {
+  /// What the consumer gets next.
+  enum Next {
+    /// Buffer `index` holds `count` bytes.
+    case chunk(index: Int, count: Int)
+    /// The producer finished; every chunk has been delivered.
+    case end
+    /// The producer failed after delivering every chunk before the failure.
+    case failure(HealthExportError)
+  }
+
+  let buffers: [UnsafeMutableRawBufferPointer]
+  private let condition = NSCondition()
+  private var freeIndices: [Int]
+  private var filled: [(index: Int, count: Int)] = []
+  private var failure: HealthExportError?
+  private var finished = false
+  private var cancelled = false
+
+  init(bufferSize: Int, bufferCount: Int) {
+    let count = max(bufferCount, 2)
+    buffers = (0..<count).map { _ in
+      UnsafeMutableRawBufferPointer.allocate(byteCount: max(bufferSize, 4096), alignment: 64)
+    }
+    freeIndices = Array(0..<count)
+  }
+
+  deinit {
+    for buffer in buffers { buffer.deallocate() }
+  }
+
+  // MARK: Producer
+
+  /// Waits for a free buffer; `nil` once the consumer has cancelled.
+  func takeFreeBuffer() -> Int? {
+    condition.lock()
+    defer { condition.unlock() }
+    while freeIndices.isEmpty, !cancelled { condition.wait() }
+    if cancelled { return nil }
+    return freeIndices.removeFirst()
+  }
+
+  /// Hands buffer `index`, holding `count` bytes, to the consumer.
+  func deliver(index: Int, count: Int) {
+    condition.lock()
+    filled.append((index, count))
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Ends the stream, returning the unused buffer `index`.
+  func finish(returning index: Int) {
+    condition.lock()
+    freeIndices.append(index)
+    finished = true
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Ends the stream with `error`, returning the unused buffer `index`.
+  func fail(_ error: HealthExportError, returning index: Int) {
+    condition.lock()
+    freeIndices.append(index)
+    failure = error
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  // MARK: Consumer
+
+  /// Returns buffer `previous` (if any) and waits for the next chunk.
+  func next(returning previous: Int?) -> Next {
+    condition.lock()
+    defer { condition.unlock() }
+    if let previous {
+      freeIndices.append(previous)
+      condition.broadcast()
+    }
+    while filled.isEmpty, failure == nil, !finished, !cancelled { condition.wait() }
+    if !filled.isEmpty {
+      let chunk = filled.removeFirst()
+      return .chunk(index: chunk.index, count: chunk.count)
+    }
+    if let failure { return .failure(failure) }
+    return .end
+  }
+
+  /// Stops the producer at its next step; buffers are freed when both sides let go.
+  func cancel() {
+    condition.lock()
+    cancelled = true
+    condition.broadcast()
+    condition.unlock()
+  }
+}
+
+/// Hands a value that is not `Sendable` to another thread that becomes its only
+/// user (the sender keeps no reference).
+struct TransferredOwnership<Value>: @unchecked Sendable {
+  let value: Value
+}

@@ -1,0 +1,92 @@
+import CZlib
+
+/// A raw deflate (RFC 1951) decompressor over zlib, fed and drained piecewise.
+///
+/// The `z_stream` lives at a fixed heap address, as zlib requires.
+final class RawInflater {
+  /// What one ``inflate(input:output:)`` step did.
+  struct Step {
+    /// Input bytes consumed.
+    var consumed: Int
+    /// Output bytes produced.
+    var produced: Int
+    /// Whether the deflate stream's final block has ended.
+    var streamEnded: Bool
+  }
+
+  private let stream: UnsafeMutablePointer<z_stream>
+  private let entryName: String
+
+  /// Prepares a raw inflater (window bits -15: no zlib or gzip wrapper).
+  ///
+  /// - Parameter entryName: The entry's name for errors.
+  /// - Throws: ``HealthExportError/corruptCompressedData(entry:detail:)`` when
+  ///   zlib cannot be initialised (out of memory).
+  init(entryName: String) throws(HealthExportError) {
+    self.entryName = entryName
+    stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    stream.initialize(to: z_stream())
+    // `inflateInit2` is a macro the importer cannot see; call what it expands to.
+    let status = inflateInit2_(stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+    guard status == Z_OK else {
+      stream.deinitialize(count: 1)
+      stream.deallocate()
+      throw .corruptCompressedData(entry: entryName, detail: "zlib could not start (status \(status))")
+    }
+  }
+
+  deinit {
+    inflateEnd(stream)
+    stream.deinitialize(count: 1)
+    stream.deallocate()
+  }
+
+  /// Inflates as much of `input` into `output` as fits.
+  ///
+  /// - Returns: How much was consumed and produced, and whether the stream ended.
+  /// - Throws: ``HealthExportError/corruptCompressedData(entry:detail:)`` for
+  ///   invalid deflate data.
+  func inflate(input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Step {
+    let inCount = min(input.count, Int(UInt32.max))
+    let outCount = min(output.count, Int(UInt32.max))
+    guard outCount > 0 else { return Step(consumed: 0, produced: 0, streamEnded: false) }
+    stream.pointee.next_in = input.baseAddress.map {
+      UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Bytef.self))
+    }
+    stream.pointee.avail_in = uInt(inCount)
+    stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
+    stream.pointee.avail_out = uInt(outCount)
+    let status = CZlib.inflate(stream, Z_NO_FLUSH)
+    let consumed = inCount - Int(stream.pointee.avail_in)
+    let produced = outCount - Int(stream.pointee.avail_out)
+    stream.pointee.next_in = nil
+    stream.pointee.next_out = nil
+    switch status {
+    case Z_OK, Z_BUF_ERROR:
+      return Step(consumed: consumed, produced: produced, streamEnded: false)
+    case Z_STREAM_END:
+      return Step(consumed: consumed, produced: produced, streamEnded: true)
+    case Z_NEED_DICT:
+      throw .corruptCompressedData(entry: entryName, detail: "the deflate stream asks for a preset dictionary")
+    case Z_MEM_ERROR:
+      throw .corruptCompressedData(entry: entryName, detail: "out of memory while inflating")
+    default:
+      let message = stream.pointee.msg.map { String(cString: $0) } ?? "status \(status)"
+      throw .corruptCompressedData(entry: entryName, detail: message)
+    }
+  }
+}
+
+/// CRC-32 (the zip and gzip checksum), continued from `crc` over `bytes`.
+func crc32Update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+  guard var base = bytes.baseAddress?.assumingMemoryBound(to: Bytef.self) else { return crc }
+  var value = uLong(crc)
+  var remaining = bytes.count
+  while remaining > 0 {
+    let step = min(remaining, 1 << 30)
+    value = CZlib.crc32(value, base, uInt(step))
+    base += step
+    remaining -= step
+  }
+  return UInt32(truncatingIfNeeded: value)
+}

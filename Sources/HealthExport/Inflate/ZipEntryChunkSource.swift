@@ -1,0 +1,124 @@
+import Foundation
+
+/// A zip entry's uncompressed bytes, inflated on a thread of its own into a
+/// small ring of buffers while the consumer works on the previous one.
+///
+/// Memory stays at `bufferCount × bufferSize` whatever the entry's size. The
+/// CRC-32 is computed on the consumer's side (overlapping the inflate) and
+/// checked at the end, together with the size. Errors reach the consumer after
+/// every byte before them. Dropping the source, or calling ``cancel()``, stops
+/// the inflating thread at its next buffer.
+final class ZipEntryChunkSource: ByteChunkSource {
+  let displayName: String
+  let expectedByteCount: Int64?
+  /// The ring shared with the inflating thread.
+  let pipeline: InflatePipeline
+  private let expectedCRC: UInt32
+  private var crc: UInt32 = 0
+  private var current: (index: Int, count: Int, position: Int)?
+  private var outcome: Result<Void, HealthExportError>?
+
+  /// Starts inflating `entry` of `archive` on a new thread.
+  ///
+  /// - Parameters:
+  ///   - archive: The archive holding the entry.
+  ///   - entry: The entry to read.
+  ///   - bufferSize: Bytes per ring buffer (1–4 MiB works best).
+  ///   - bufferCount: Buffers in the ring (at least 2).
+  /// - Throws: What ``ZipEntryReader/init(archive:entry:verifiesChecksum:inputChunkSize:)``
+  ///   throws; later errors arrive through ``read(into:)``.
+  init(archive: ZipArchive, entry: ZipEntry, bufferSize: Int = 1 << 20, bufferCount: Int = 4) throws(HealthExportError) {
+    let reader = try ZipEntryReader(archive: archive, entry: entry, verifiesChecksum: false)
+    displayName = reader.displayName
+    expectedByteCount = entry.uncompressedSize
+    expectedCRC = entry.crc32
+    pipeline = InflatePipeline(bufferSize: bufferSize, bufferCount: bufferCount)
+    let transfer = TransferredOwnership(value: reader)
+    let pipeline = self.pipeline
+    let thread = Thread {
+      Self.produce(reader: transfer.value, pipeline: pipeline)
+    }
+    thread.name = "HealthExport.inflate"
+    thread.stackSize = 1 << 20
+    thread.start()
+  }
+
+  deinit { pipeline.cancel() }
+
+  /// Stops inflating; later reads return 0.
+  func cancel() {
+    pipeline.cancel()
+    if outcome == nil { outcome = .success(()) }
+    current = nil
+  }
+
+  private static func produce(reader: ZipEntryReader, pipeline: InflatePipeline) {
+    while let index = pipeline.takeFreeBuffer() {
+      do {
+        let count = try reader.read(into: pipeline.buffers[index])
+        if count == 0 {
+          pipeline.finish(returning: index)
+          return
+        }
+        pipeline.deliver(index: index, count: count)
+      } catch {
+        pipeline.fail(error, returning: index)
+        return
+      }
+    }
+  }
+
+  /// The next chunk of bytes, valid until the next call; `nil` at the end.
+  ///
+  /// - Throws: The producer's error, or ``HealthExportError/checksumMismatch(entry:)``.
+  func nextChunk() throws(HealthExportError) -> UnsafeRawBufferPointer? {
+    if let current, current.position < current.count {
+      self.current?.position = current.count
+      let buffer = pipeline.buffers[current.index]
+      return UnsafeRawBufferPointer(rebasing: buffer[current.position..<current.count])
+    }
+    guard try advance() else { return nil }
+    return try nextChunk()
+  }
+
+  func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+    while true {
+      if let current, current.position < current.count {
+        let count = min(buffer.count, current.count - current.position)
+        guard count > 0, let destination = buffer.baseAddress,
+          let source = pipeline.buffers[current.index].baseAddress
+        else { return 0 }
+        destination.copyMemory(from: source + current.position, byteCount: count)
+        self.current?.position += count
+        return count
+      }
+      guard try advance() else { return 0 }
+    }
+  }
+
+  /// Moves to the next filled buffer; `false` at the end.
+  private func advance() throws(HealthExportError) -> Bool {
+    if let outcome {
+      try outcome.get()
+      return false
+    }
+    let previous = current?.index
+    current = nil
+    switch pipeline.next(returning: previous) {
+    case .chunk(let index, let count):
+      crc = crc32Update(crc, UnsafeRawBufferPointer(rebasing: pipeline.buffers[index][..<count]))
+      current = (index, count, 0)
+      return true
+    case .end:
+      guard crc == expectedCRC else {
+        outcome = .failure(.checksumMismatch(entry: displayName))
+        throw .checksumMismatch(entry: displayName)
+      }
+      outcome = .success(())
+      return false
+    case .failure(let error):
+      outcome = .failure(error)
+      throw error
+    }
+  }
+}

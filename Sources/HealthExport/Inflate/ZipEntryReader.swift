@@ -1,0 +1,152 @@
+/// Streams one zip entry's uncompressed bytes on the calling thread.
+///
+/// Stored entries are copied; deflated ones inflated with ``RawInflater``. At
+/// the end the size is checked against the central directory and, when
+/// `verifiesChecksum` is set, the CRC-32 too. Compressed data that stops
+/// before the deflate stream ends is an error, never a silent short read.
+final class ZipEntryReader {
+  let entry: ZipEntry
+  /// `export.zip:apple_health_export/export.xml`.
+  let displayName: String
+  private let source: any RandomAccessByteSource
+  private let verifiesChecksum: Bool
+  private var inputOffset: Int64
+  private var inputRemaining: Int64
+  private let inflater: RawInflater?
+  private let input: UnsafeMutableRawBufferPointer
+  private var inputStart = 0
+  private var inputEnd = 0
+  private var produced: Int64 = 0
+  private var crc: UInt32 = 0
+  private var ended = false
+
+  /// Prepares to read `entry` of `archive`.
+  ///
+  /// - Parameters:
+  ///   - archive: The archive holding the entry.
+  ///   - entry: The entry to read.
+  ///   - verifiesChecksum: Whether to compute and check the CRC-32 here (the
+  ///     pipelined source checks it on the consumer's thread instead).
+  ///   - inputChunkSize: How many compressed bytes to read at a time.
+  /// - Throws: ``HealthExportError/encryptedEntry(entry:)``,
+  ///   ``HealthExportError/unsupportedCompression(entry:method:)``,
+  ///   ``HealthExportError/corruptZip(path:detail:byteOffset:)``.
+  init(
+    archive: ZipArchive, entry: ZipEntry, verifiesChecksum: Bool = true, inputChunkSize: Int = 1 << 20
+  ) throws(HealthExportError) {
+    self.entry = entry
+    self.source = archive.source
+    self.displayName = archive.displayName(of: entry)
+    self.verifiesChecksum = verifiesChecksum
+    guard !entry.isEncrypted else { throw .encryptedEntry(entry: displayName) }
+    switch entry.method {
+    case 0:
+      guard entry.compressedSize == entry.uncompressedSize else {
+        throw .corruptZip(
+          path: archive.displayName,
+          detail: "stored entry \(entry.name) has different compressed and uncompressed sizes",
+          byteOffset: entry.centralDirectoryOffset)
+      }
+      inflater = nil
+    case 8:
+      inflater = try RawInflater(entryName: displayName)
+    default:
+      throw .unsupportedCompression(entry: displayName, method: Int(entry.method))
+    }
+    inputOffset = try archive.dataOffset(of: entry)
+    inputRemaining = entry.compressedSize
+    let capacity = inflater == nil ? 0 : Int(min(Int64(max(inputChunkSize, 1)), max(entry.compressedSize, 1)))
+    input = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+  }
+
+  deinit { input.deallocate() }
+
+  /// Bytes delivered so far.
+  var bytesProduced: Int64 { produced }
+
+  /// Fills `buffer` with the next bytes; returns how many, filling it
+  /// completely except at the end (0 once the entry is done and verified).
+  ///
+  /// - Throws: ``HealthExportError/corruptCompressedData(entry:detail:)`` for
+  ///   invalid or truncated data or a wrong size,
+  ///   ``HealthExportError/checksumMismatch(entry:)``, or a read error.
+  func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+    guard !ended, buffer.count > 0 else { return 0 }
+    let filled = inflater == nil ? try copyStored(into: buffer) : try inflate(into: buffer)
+    if verifiesChecksum, filled > 0 {
+      crc = crc32Update(crc, UnsafeRawBufferPointer(rebasing: buffer[..<filled]))
+    }
+    produced += Int64(filled)
+    if ended {
+      try verifyEnd()
+    }
+    return filled
+  }
+
+  private func copyStored(into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+    var filled = 0
+    while filled < buffer.count, inputRemaining > 0 {
+      let want = Int(min(Int64(buffer.count - filled), inputRemaining))
+      let got = try source.read(
+        at: inputOffset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<filled + want]))
+      guard got > 0 else {
+        throw .corruptCompressedData(entry: displayName, detail: "the file ends inside the entry's data")
+      }
+      filled += got
+      inputOffset += Int64(got)
+      inputRemaining -= Int64(got)
+    }
+    if inputRemaining == 0 { ended = true }
+    return filled
+  }
+
+  private func inflate(into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+    guard let inflater else { return 0 }
+    var filled = 0
+    while filled < buffer.count {
+      if inputStart == inputEnd {
+        guard inputRemaining > 0 else {
+          throw .corruptCompressedData(
+            entry: displayName, detail: "the compressed data ends before the deflate stream does (truncated)")
+        }
+        let want = Int(min(Int64(input.count), inputRemaining))
+        let got = try source.read(at: inputOffset, into: UnsafeMutableRawBufferPointer(rebasing: input[..<want]))
+        guard got > 0 else {
+          throw .corruptCompressedData(entry: displayName, detail: "the file ends inside the entry's data")
+        }
+        inputStart = 0
+        inputEnd = got
+        inputOffset += Int64(got)
+        inputRemaining -= Int64(got)
+      }
+      let step = try inflater.inflate(
+        input: UnsafeRawBufferPointer(rebasing: input[inputStart..<inputEnd]),
+        output: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+      inputStart += step.consumed
+      filled += step.produced
+      if produced + Int64(filled) > entry.uncompressedSize {
+        throw .corruptCompressedData(
+          entry: displayName, detail: "inflates to more than the \(entry.uncompressedSize) bytes the directory declares")
+      }
+      if step.streamEnded {
+        ended = true
+        break
+      }
+      if step.consumed == 0, step.produced == 0, inputStart < inputEnd {
+        throw .corruptCompressedData(entry: displayName, detail: "zlib made no progress")
+      }
+    }
+    return filled
+  }
+
+  private func verifyEnd() throws(HealthExportError) {
+    guard produced == entry.uncompressedSize else {
+      throw .corruptCompressedData(
+        entry: displayName,
+        detail: "inflates to \(produced) bytes, but the directory declares \(entry.uncompressedSize)")
+    }
+    if verifiesChecksum, crc != entry.crc32 {
+      throw .checksumMismatch(entry: displayName)
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// Bytes that can be read at any offset: a file read with `pread`, or bytes in
+/// memory. The zip reader works on these; any thread may read concurrently.
+protocol RandomAccessByteSource: Sendable {
+  /// The total number of bytes.
+  var byteCount: Int64 { get }
+  /// A name for errors (`export.zip`).
+  var displayName: String { get }
+  /// Copies up to `buffer.count` bytes starting at `offset` into `buffer`.
+  ///
+  /// - Returns: How many bytes were copied; fewer than asked only at the end.
+  func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int
+}
+
+extension RandomAccessByteSource {
+  /// Reads exactly `count` bytes at `offset`.
+  ///
+  /// - Throws: ``HealthExportError/corruptZip(path:detail:byteOffset:)`` when
+  ///   the bytes run out first (`what` names the structure being read).
+  func readBytes(at offset: Int64, count: Int, what: String) throws(HealthExportError) -> [UInt8] {
+    guard offset >= 0, count >= 0, offset <= byteCount, Int64(count) <= byteCount - offset else {
+      throw .corruptZip(path: displayName, detail: "\(what) runs past the end of the file", byteOffset: offset)
+    }
+    var bytes = [UInt8](repeating: 0, count: count)
+    var filled = 0
+    while filled < count {
+      let result = bytes.withUnsafeMutableBytes { raw in
+        Result { () throws(HealthExportError) -> Int in
+          try read(at: offset + Int64(filled), into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+        }
+      }
+      let got = try result.get()
+      if got == 0 {
+        throw .corruptZip(path: displayName, detail: "\(what) runs past the end of the file", byteOffset: offset)
+      }
+      filled += got
+    }
+    return bytes
+  }
+}
+
+/// A file read with `pread`; safe to share between threads.
+final class FileByteSource: RandomAccessByteSource {
+  let displayName: String
+  let byteCount: Int64
+  private let descriptor: Int32
+
+  /// Opens `path` for reading.
+  ///
+  /// - Parameters:
+  ///   - path: The file's path.
+  ///   - displayName: The name used in errors; the path when `nil`.
+  /// - Throws: ``HealthExportError/cannotOpen(path:reason:)``.
+  init(path: String, displayName: String? = nil) throws(HealthExportError) {
+    self.displayName = displayName ?? path
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { throw .cannotOpen(path: path, reason: PlatformError.lastMessage()) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+      let reason = PlatformError.lastMessage()
+      close(fd)
+      throw .cannotOpen(path: path, reason: reason)
+    }
+    guard (info.st_mode & S_IFMT) == S_IFREG else {
+      close(fd)
+      throw .cannotOpen(path: path, reason: "not a regular file")
+    }
+    descriptor = fd
+    byteCount = Int64(info.st_size)
+  }
+
+  deinit { close(descriptor) }
+
+  func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+    guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+    while true {
+      let got = pread(descriptor, base, buffer.count, off_t(offset))
+      if got >= 0 { return got }
+      if errno == EINTR { continue }
+      throw .readFailed(path: displayName, reason: PlatformError.lastMessage())
+    }
+  }
+}
+
+/// Bytes in memory (tests, fuzzing, small downloads).
+struct MemoryByteSource: RandomAccessByteSource {
+  let bytes: Data
+  let displayName: String
+  var byteCount: Int64 { Int64(bytes.count) }
+
+  init(_ bytes: Data, displayName: String) {
+    self.bytes = bytes
+    self.displayName = displayName
+  }
+
+  func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+    guard offset >= 0, offset < byteCount else { return 0 }
+    let count = min(buffer.count, bytes.count - Int(offset))
+    let start = bytes.startIndex + Int(offset)
+    bytes.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: start..<start + count)
+    return count
+  }
+}
+
+/// Error text from `errno`.
+enum PlatformError {
+  static func lastMessage() -> String {
+    String(cString: strerror(errno))
+  }
+}

@@ -1,0 +1,381 @@
+import Foundation
+import StepKitCore
+
+/// Turns the scanner's tags into samples (or records): the `<HealthData>`
+/// root, `<ExportDate>`, `<Me>`, and top-level `<Record>`s with their
+/// `<MetadataEntry>` children.
+///
+/// A record's `type` decides whether anything else of it is decoded: every
+/// type but steps and walking + running distance is passed over without a
+/// single `String` being made. Records inside a `<Correlation>` are never
+/// counted: the export repeats them at the top level.
+struct ExportDecoder: ~Copyable {
+  /// What the decoder produces.
+  enum Mode {
+    /// Step and distance samples into ``log``.
+    case samples
+    /// ``ExportRecord`` values of these types (all when `nil`).
+    case records(Set<String>?)
+  }
+
+  /// What ``step()`` stopped at.
+  enum Event {
+    case record(ExportRecord)
+    case finished
+  }
+
+  private var scanner: XMLScanner
+  private let mode: Mode
+  /// The samples read so far (``Mode/samples``).
+  var log = SampleLog()
+  /// What the export says about itself.
+  private(set) var info: ExportInfo
+  private var origins = OriginCache()
+  private var devices: [[UInt8]: Device?] = [:]
+  private var progress: (@Sendable (ExportProgress) -> Void)?
+  private var lastProgressRefills = 0
+  private var lastProgressTime: UInt64 = 0
+
+  /// A step or distance record whose children are still to come.
+  private struct PendingSample {
+    var kind: QuantityKind
+    var startMs: Int64
+    var endMs: Int64
+    var value: Double
+    var utcOffsetSeconds: Int
+    var origin: OriginID
+    var userEntered: Bool
+    var line: Int
+    var column: Int
+    var byteOffset: Int64
+  }
+
+  private var pendingSample: PendingSample?
+  private var pendingRecord: ExportRecord?
+
+  init(
+    source: any ByteChunkSource, mode: Mode, xmlEntryName: String? = nil,
+    bufferBytes: Int = XMLScanner.defaultBufferBytes,
+    maximumTokenBytes: Int = XMLScanner.defaultMaximumTokenBytes,
+    progress: (@Sendable (ExportProgress) -> Void)? = nil
+  ) {
+    scanner = XMLScanner(source: source, bufferBytes: bufferBytes, maximumTokenBytes: maximumTokenBytes)
+    self.mode = mode
+    info = ExportInfo(fileName: source.displayName, xmlEntryName: xmlEntryName)
+    self.progress = progress
+  }
+
+  /// Reads on until a record to hand out (``Mode/records``) or the end.
+  ///
+  /// - Throws: The scanner's ``HealthExportError``s.
+  mutating func step() throws(HealthExportError) -> Event {
+    while true {
+      let token = try scanner.next()
+      if progress != nil, scanner.refills != lastProgressRefills { reportProgress(final: false) }
+      switch token {
+      case .startTag:
+        if let record = try startTag() { return .record(record) }
+      case .endTag:
+        if scanner.depth == 1 {
+          if let pending = pendingSample {
+            pendingSample = nil
+            appendSample(pending)
+          } else if let record = pendingRecord {
+            pendingRecord = nil
+            return .record(record)
+          }
+        }
+      case .endOfInput:
+        info.skippedControlCharacters = scanner.controlCharacters
+        info.exportVersion = scanner.exportVersion
+        info.xmlByteCount = scanner.bytesRead
+        if progress != nil { reportProgress(final: true) }
+        return .finished
+      }
+    }
+  }
+
+  // MARK: - Start tags
+
+  /// Handles a start tag; returns a finished record in ``Mode/records``.
+  private mutating func startTag() throws(HealthExportError) -> ExportRecord? {
+    // The number of elements enclosing this one.
+    let parents = scanner.isSelfClosing ? scanner.depth : scanner.depth - 1
+    if parents == 1 {
+      if scanner.nameIs("Record") {
+        info.recordCount += 1
+        switch mode {
+        case .samples:
+          try sampleRecord()
+          return nil
+        case .records(let types):
+          return try exportRecord(types: types)
+        }
+      }
+      if scanner.nameIs("ExportDate") {
+        try exportDate()
+      } else if scanner.nameIs("Me") {
+        try me()
+      }
+      return nil
+    }
+    if parents == 2, scanner.nameIs("MetadataEntry") {
+      if pendingSample != nil {
+        try sampleMetadata()
+      } else if pendingRecord != nil {
+        try recordMetadata()
+      }
+      return nil
+    }
+    if parents == 0 {
+      guard scanner.nameIs("HealthData") else { throw .notAHealthExport(file: scanner.fileName) }
+      var cursor = scanner.nameEnd
+      while let attribute = try scanner.nextAttribute(&cursor) {
+        if scanner.attributeNameIs(attribute, "locale") { info.locale = try scanner.decodedValue(attribute) }
+      }
+    }
+    return nil
+  }
+
+  private mutating func exportDate() throws(HealthExportError) {
+    var cursor = scanner.nameEnd
+    while let attribute = try scanner.nextAttribute(&cursor) {
+      guard scanner.attributeNameIs(attribute, "value") else { continue }
+      let text = try scanner.decodedValue(attribute)
+      info.exportDate = text
+      if let parsed = ExportDateParser.parse(text) {
+        info.exportedAt = Date(epochMilliseconds: parsed.epochMilliseconds)
+        info.exportUTCOffsetSeconds = parsed.utcOffsetSeconds
+      }
+    }
+  }
+
+  private mutating func me() throws(HealthExportError) {
+    var cursor = scanner.nameEnd
+    while let attribute = try scanner.nextAttribute(&cursor) {
+      let raw = try scanner.decodedValue(attribute)
+      let value: String? = raw.isEmpty ? nil : raw
+      if scanner.attributeNameIs(attribute, "HKCharacteristicTypeIdentifierDateOfBirth") {
+        info.me.dateOfBirth = value
+      } else if scanner.attributeNameIs(attribute, "HKCharacteristicTypeIdentifierBiologicalSex") {
+        info.me.biologicalSex = value
+      } else if scanner.attributeNameIs(attribute, "HKCharacteristicTypeIdentifierBloodType") {
+        info.me.bloodType = value
+      } else if scanner.attributeNameIs(attribute, "HKCharacteristicTypeIdentifierFitzpatrickSkinType") {
+        info.me.fitzpatrickSkinType = value
+      } else if scanner.attributeNameIs(attribute, "HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse") {
+        info.me.cardioFitnessMedicationsUse = value
+      }
+    }
+  }
+
+  // MARK: - Step and distance samples
+
+  /// Decodes a top-level `<Record>` if it is a step or distance record.
+  @inline(__always)
+  private mutating func sampleRecord() throws(HealthExportError) {
+    var cursor = scanner.nameEnd
+    var kind: QuantityKind?
+    var firstAttribute = true
+    while let attribute = try scanner.nextAttribute(&cursor) {
+      guard scanner.attributeNameIs(attribute, "type") else {
+        firstAttribute = false
+        continue
+      }
+      if scanner.attributeValueIs(attribute, "HKQuantityTypeIdentifierStepCount") {
+        kind = .steps
+      } else if scanner.attributeValueIs(attribute, "HKQuantityTypeIdentifierDistanceWalkingRunning") {
+        kind = .distance
+      }
+      break
+    }
+    guard let kind else { return }
+    try decodeSample(kind: kind, from: firstAttribute ? cursor : scanner.nameEnd)
+  }
+
+  private mutating func decodeSample(kind: QuantityKind, from start: Int) throws(HealthExportError) {
+    info.stepAndDistanceRecords += 1
+    var cursor = start
+    var source: XMLAttribute?
+    var device: XMLAttribute?
+    var unit: XMLAttribute?
+    var value: XMLAttribute?
+    var startDate: XMLAttribute?
+    var endDate: XMLAttribute?
+    while let attribute = try scanner.nextAttribute(&cursor) {
+      switch attribute.nameEnd - attribute.nameStart {
+      case 4 where scanner.attributeNameIs(attribute, "unit"): unit = attribute
+      case 5 where scanner.attributeNameIs(attribute, "value"): value = attribute
+      case 6 where scanner.attributeNameIs(attribute, "device"): device = attribute
+      case 7 where scanner.attributeNameIs(attribute, "endDate"): endDate = attribute
+      case 9 where scanner.attributeNameIs(attribute, "startDate"): startDate = attribute
+      case 10 where scanner.attributeNameIs(attribute, "sourceName"): source = attribute
+      default: break
+      }
+    }
+    guard let source else { return try invalid(.missingAttribute("sourceName")) }
+    guard let startDate else { return try invalid(.missingAttribute("startDate")) }
+    guard let endDate else { return try invalid(.missingAttribute("endDate")) }
+    guard let value else { return try invalid(.missingAttribute("value")) }
+    guard let start = ExportDateParser.parse(scanner.rawValue(startDate)) else {
+      return try invalid(.unparsableDate(scanner.decodedValue(startDate)))
+    }
+    guard let end = ExportDateParser.parse(scanner.rawValue(endDate)) else {
+      return try invalid(.unparsableDate(scanner.decodedValue(endDate)))
+    }
+    guard var number = DecimalParser.parse(scanner.rawValue(value)) else {
+      return try invalid(.unparsableValue(scanner.decodedValue(value)))
+    }
+    if kind == .distance {
+      guard let unit else { return try invalid(.missingAttribute("unit")) }
+      let factor: Double
+      if scanner.attributeValueIs(unit, "km") {
+        factor = 1000
+      } else if scanner.attributeValueIs(unit, "mi") {
+        factor = 1609.344
+      } else if scanner.attributeValueIs(unit, "m") {
+        factor = 1
+      } else {
+        let name = try scanner.decodedValue(unit)
+        guard let known = LengthUnit.metresPerUnit(name) else { return try invalid(.unknownUnit(name)) }
+        factor = known
+      }
+      number *= factor
+    }
+    let rawSource = scanner.rawValue(source)
+    let rawDevice = device.map { scanner.rawValue($0) }
+    let origin: OriginID
+    if let cached = origins.find(source: rawSource, device: rawDevice) {
+      origin = cached
+    } else {
+      let name = try scanner.decodedValue(source)
+      var parsedDevice: Device?
+      if let device, let rawDevice {
+        let key = Array(rawDevice)
+        if let known = devices[key] {
+          parsedDevice = known
+        } else {
+          parsedDevice = Device(hkDeviceDescription: try scanner.decodedValue(device))
+          devices[key] = parsedDevice
+        }
+      }
+      guard let registered = log.origin(source: name, device: parsedDevice) else {
+        return try invalid(.outOfRange)
+      }
+      origins.insert(source: rawSource, device: rawDevice, origin: registered)
+      origin = registered
+    }
+    var sample = PendingSample(
+      kind: kind, startMs: start.epochMilliseconds, endMs: end.epochMilliseconds, value: number,
+      utcOffsetSeconds: start.utcOffsetSeconds, origin: origin, userEntered: false, line: 0, column: 0,
+      byteOffset: 0)
+    if scanner.isSelfClosing {
+      if Self.mayBeRejected(sample) {
+        let location = scanner.location(at: scanner.tagStart)
+        sample.line = location.line ?? 0
+        sample.column = location.column ?? 0
+        sample.byteOffset = location.byteOffset ?? 0
+      }
+      appendSample(sample)
+    } else {
+      let (line, column) = scanner.lineAndColumn(at: scanner.tagStart)
+      sample.line = line
+      sample.column = column
+      sample.byteOffset = scanner.bufferOffset + Int64(scanner.tagStart)
+      pendingSample = sample
+    }
+  }
+
+  /// Whether ``SampleLog`` might turn the sample away (then it needs its location).
+  @inline(__always)
+  private static func mayBeRejected(_ sample: PendingSample) -> Bool {
+    let duration = sample.endMs &- sample.startMs
+    return duration < 0 || duration > Int64(UInt32.max) || !(sample.value >= 0) || !sample.value.isFinite
+      || abs(sample.utcOffsetSeconds) > 2047 * 60
+  }
+
+  private mutating func appendSample(_ sample: PendingSample) {
+    if sample.userEntered { info.userEnteredRecords += 1 }
+    let location: SourceLocation? =
+      Self.mayBeRejected(sample)
+      ? SourceLocation(file: info.fileName, line: sample.line, column: sample.column, byteOffset: sample.byteOffset)
+      : nil
+    let stored = log.append(
+      kind: sample.kind, startMs: sample.startMs, endMs: sample.endMs, value: sample.value,
+      utcOffsetSeconds: sample.utcOffsetSeconds, origin: sample.origin, userEntered: sample.userEntered,
+      location: location)
+    if !stored { info.invalidRecords += 1 }
+  }
+
+  /// Reports the current record as invalid (its children are then passed over).
+  private mutating func invalid(_ reason: InvalidSample.Reason) throws(HealthExportError) {
+    log.reportInvalid(reason, location: scanner.location(at: scanner.tagStart))
+    info.invalidRecords += 1
+  }
+
+  private mutating func sampleMetadata() throws(HealthExportError) {
+    var cursor = scanner.nameEnd
+    var isUserEnteredKey = false
+    var value: XMLAttribute?
+    while let attribute = try scanner.nextAttribute(&cursor) {
+      if scanner.attributeNameIs(attribute, "key") {
+        isUserEnteredKey = scanner.attributeValueIs(attribute, "HKWasUserEntered")
+      } else if scanner.attributeNameIs(attribute, "value") {
+        value = attribute
+      }
+    }
+    guard isUserEnteredKey, let value else { return }
+    if scanner.attributeValueIs(value, "1") {
+      pendingSample?.userEntered = true
+    } else if !scanner.attributeValueIs(value, "0") {
+      pendingSample?.userEntered = isUserEnteredMetadataValue(try scanner.decodedValue(value))
+    }
+  }
+
+  // MARK: - Records for forEachRecord
+
+  private mutating func exportRecord(types: Set<String>?) throws(HealthExportError) -> ExportRecord? {
+    var cursor = scanner.nameEnd
+    var attributes: [String: String] = [:]
+    var wanted = types == nil
+    while let attribute = try scanner.nextAttribute(&cursor) {
+      let name = scanner.text(attribute.nameStart, attribute.nameEnd)
+      let value = try scanner.decodedValue(attribute)
+      if !wanted, name == "type", let types {
+        guard types.contains(value) else { return nil }
+        wanted = true
+      }
+      attributes[name] = value
+    }
+    guard wanted, attributes["type"] != nil || types == nil else { return nil }
+    let record = ExportRecord(attributes: attributes, location: scanner.location(at: scanner.tagStart))
+    if scanner.isSelfClosing { return record }
+    pendingRecord = record
+    return nil
+  }
+
+  private mutating func recordMetadata() throws(HealthExportError) {
+    var cursor = scanner.nameEnd
+    var key: String?
+    var value: String?
+    while let attribute = try scanner.nextAttribute(&cursor) {
+      if scanner.attributeNameIs(attribute, "key") {
+        key = try scanner.decodedValue(attribute)
+      } else if scanner.attributeNameIs(attribute, "value") {
+        value = try scanner.decodedValue(attribute)
+      }
+    }
+    guard let key else { return }
+    pendingRecord?.metadata.append(ExportRecord.MetadataEntry(key: key, value: value ?? ""))
+  }
+
+  // MARK: - Progress
+
+  private mutating func reportProgress(final: Bool) {
+    lastProgressRefills = scanner.refills
+    let now = DispatchTime.now().uptimeNanoseconds
+    guard final || now &- lastProgressTime >= 100_000_000 else { return }
+    lastProgressTime = now
+    progress?(ExportProgress(bytesRead: scanner.bytesRead, totalBytes: scanner.expectedByteCount))
+  }
+}

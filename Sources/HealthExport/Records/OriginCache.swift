@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+import StepKitCore
+
+/// Maps the raw bytes of a record's `sourceName` and `device` attributes to
+/// the ``OriginID`` the log gave them, so that strings are built and device
+/// descriptions parsed once per distinct origin, not once per record.
+struct OriginCache {
+  private struct Entry {
+    var hash: UInt64
+    var keyStart: Int
+    var sourceLength: Int
+    /// -1 when the record had no device attribute.
+    var deviceLength: Int
+    var origin: OriginID
+  }
+
+  private var keyBytes: [UInt8] = []
+  private var entries: [Entry] = []
+  private var slots = [Int32](repeating: -1, count: 64)
+  private var lastHit = -1
+
+  /// The cached origin for these bytes, if any.
+  @inline(__always)
+  mutating func find(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?) -> OriginID? {
+    if lastHit >= 0, matches(entries[lastHit], source, device) { return entries[lastHit].origin }
+    let hash = Self.hash(source, device)
+    let mask = slots.count - 1
+    var slot = Int(truncatingIfNeeded: hash) & mask
+    while true {
+      let index = Int(slots[slot])
+      if index < 0 { return nil }
+      if entries[index].hash == hash, matches(entries[index], source, device) {
+        lastHit = index
+        return entries[index].origin
+      }
+      slot = (slot + 1) & mask
+    }
+  }
+
+  /// Remembers `origin` for these bytes.
+  mutating func insert(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?, origin: OriginID) {
+    let hash = Self.hash(source, device)
+    let entry = Entry(
+      hash: hash, keyStart: keyBytes.count, sourceLength: source.count, deviceLength: device?.count ?? -1,
+      origin: origin)
+    keyBytes.append(contentsOf: source)
+    if let device { keyBytes.append(contentsOf: device) }
+    entries.append(entry)
+    lastHit = entries.count - 1
+    if entries.count * 2 > slots.count {
+      slots = [Int32](repeating: -1, count: slots.count * 2)
+      for (index, entry) in entries.enumerated() { place(entry.hash, index) }
+    } else {
+      place(hash, entries.count - 1)
+    }
+  }
+
+  private mutating func place(_ hash: UInt64, _ index: Int) {
+    let mask = slots.count - 1
+    var slot = Int(truncatingIfNeeded: hash) & mask
+    while slots[slot] >= 0 { slot = (slot + 1) & mask }
+    slots[slot] = Int32(index)
+  }
+
+  @inline(__always)
+  private func matches(_ entry: Entry, _ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>?) -> Bool {
+    guard entry.sourceLength == source.count, entry.deviceLength == (device?.count ?? -1) else { return false }
+    return keyBytes.withUnsafeBufferPointer { keys in
+      guard let base = keys.baseAddress else { return source.isEmpty && (device?.isEmpty ?? true) }
+      if source.count > 0, memcmp(base + entry.keyStart, source.baseAddress!, source.count) != 0 { return false }
+      if let device, device.count > 0,
+        memcmp(base + entry.keyStart + source.count, device.baseAddress!, device.count) != 0
+      {
+        return false
+      }
+      return true
+    }
+  }
+
+  @inline(__always)
+  private static func hash(_ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>?) -> UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for b in source { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+    h = (h ^ 0xff) &* 0x100_0000_01b3
+    if let device {
+      for b in device { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+    }
+    return h ^ (h >> 29)
+  }
+}

@@ -1,0 +1,611 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+import StepKitCore
+
+/// What ``XMLScanner/next()`` found.
+enum XMLToken {
+  /// A start tag (or an empty-element tag, see ``XMLScanner/isSelfClosing``).
+  case startTag
+  /// An end tag.
+  case endTag
+  /// The input ended after the root element was closed.
+  case endOfInput
+}
+
+/// A streaming, byte-level XML scanner with bounded memory.
+///
+/// It pulls bytes from a ``ByteChunkSource`` into one reusable buffer and
+/// reports start and end tags; everything else (the XML declaration, the
+/// internal DTD subset, comments, processing instructions, CDATA, character
+/// data) is checked for its end and skipped. The DTD is never interpreted, so
+/// entity declarations are never expanded.
+///
+/// A tag is always whole in the buffer when it is reported, so its attributes
+/// can be read in place until the next call to ``next()``. A token that
+/// straddles two reads is carried to the front of the buffer; one larger than
+/// ``maximumTokenBytes`` is an error rather than unbounded growth. Elements
+/// are tracked on a byte stack, not by recursion, so nesting depth costs only
+/// the names' bytes.
+///
+/// Lines are counted once per buffer with a vectorisable loop (which also
+/// counts stray control characters such as `\u{0B}`); columns are computed
+/// only when a location is asked for.
+struct XMLScanner: ~Copyable {
+  /// The largest token (tag, comment, DTD) held in memory: 64 MiB.
+  static let defaultMaximumTokenBytes = 64 << 20
+  /// The buffer size used for reading: 4 MiB.
+  static let defaultBufferBytes = 4 << 20
+
+  private var source: any ByteChunkSource
+  /// The name used in errors and locations.
+  let fileName: String
+  let maximumTokenBytes: Int
+
+  // The buffer: bytes [0, end) are valid; scanning continues at `pos`.
+  private(set) var buffer: UnsafeMutablePointer<UInt8>
+  private var capacity: Int
+  private var end = 0
+  private var pos = 0
+  private var atEndOfSource = false
+  /// The stream offset of `buffer[0]`.
+  private(set) var bufferOffset: Int64 = 0
+
+  // Line tracking: newlines and control characters are counted in [0, counted).
+  private var counted = 0
+  private var linesBeforeCounted = 0
+  /// Stream offset of the byte after the last newline before `counted`.
+  private var lineStartBeforeCounted: Int64 = 0
+  /// Stream offset of the byte after the last newline before `buffer[0]`.
+  private var lineStartBeforeBuffer: Int64 = 0
+  /// Stray control characters seen so far (exact once the input is done).
+  private(set) var controlCharacters = 0
+
+  // The element stack, as names packed into one byte array.
+  private var stackBytes: UnsafeMutablePointer<UInt8>
+  private var stackBytesCapacity = 256
+  private var stackByteCount = 0
+  private var stackEnds: UnsafeMutablePointer<Int>
+  private var stackEndsCapacity = 64
+  /// How many elements are open.
+  private(set) var depth = 0
+  private var rootSeen = false
+  private var rootClosed = false
+  private var doctypeSeen = false
+  private var started = false
+
+  // The current tag.
+  /// Index of the tag's `<`.
+  private(set) var tagStart = 0
+  /// The tag's name: `buffer[nameStart ..< nameEnd]`.
+  private(set) var nameStart = 0
+  private(set) var nameEnd = 0
+  /// Index of the tag's closing `>` (for an empty-element tag, the `/` before it).
+  private(set) var attributesEnd = 0
+  /// Whether the start tag was an empty-element tag (`<Record … />`).
+  private(set) var isSelfClosing = false
+
+  /// The version in a `<!-- HealthKit Export Version: N -->` comment before
+  /// the root element, when there was one.
+  private(set) var exportVersion: Int?
+
+  /// Bytes pulled from the source so far.
+  private(set) var bytesRead: Int64 = 0
+  /// How many times the buffer was refilled (for progress checks).
+  private(set) var refills = 0
+
+  /// Creates a scanner reading `source`.
+  ///
+  /// - Parameters:
+  ///   - source: Where the bytes come from.
+  ///   - bufferBytes: The initial buffer size (tests use tiny ones).
+  ///   - maximumTokenBytes: The largest token the buffer grows to hold.
+  init(
+    source: any ByteChunkSource, bufferBytes: Int = XMLScanner.defaultBufferBytes,
+    maximumTokenBytes: Int = XMLScanner.defaultMaximumTokenBytes
+  ) {
+    self.source = source
+    self.fileName = source.displayName
+    self.maximumTokenBytes = max(maximumTokenBytes, 16)
+    capacity = max(bufferBytes, 4)
+    buffer = .allocate(capacity: capacity)
+    stackBytes = .allocate(capacity: stackBytesCapacity)
+    stackEnds = .allocate(capacity: stackEndsCapacity)
+  }
+
+  deinit {
+    buffer.deallocate()
+    stackBytes.deallocate()
+    stackEnds.deallocate()
+  }
+
+  /// The total the source expects to deliver, when known.
+  var expectedByteCount: Int64? { source.expectedByteCount }
+
+  // MARK: - Tokens
+
+  /// Scans to the next start or end tag.
+  ///
+  /// - Returns: The token; its bytes stay valid until the next call.
+  /// - Throws: ``HealthExportError/malformedXML(file:line:column:detail:)``,
+  ///   ``HealthExportError/truncated(file:line:column:)``,
+  ///   ``HealthExportError/tokenTooLarge(file:line:column:limit:)``,
+  ///   ``HealthExportError/notAHealthExport(file:)``, or a read error.
+  mutating func next() throws(HealthExportError) -> XMLToken {
+    if !started { try start() }
+    while true {
+      guard let lt = ByteScanning.find(60, in: buffer, from: pos, to: end) else {
+        if depth == 0 { try checkOutsideText(from: pos, to: end) }
+        pos = end
+        if try !refill(keeping: end) { return try finish() }
+        continue
+      }
+      if depth == 0 { try checkOutsideText(from: pos, to: lt) }
+      pos = lt
+      switch try scanMarkup(at: lt) {
+      case .needMore:
+        if try !refill(keeping: lt) {
+          throw truncatedError()
+        }
+      case .skipped:
+        continue
+      case .startTag:
+        return .startTag
+      case .endTag:
+        return .endTag
+      }
+    }
+  }
+
+  private enum MarkupResult { case needMore, skipped, startTag, endTag }
+
+  private mutating func start() throws(HealthExportError) {
+    started = true
+    while end < 3 {
+      if try !refill(keeping: 0) { break }
+    }
+    if end >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { pos = 3 }
+  }
+
+  private mutating func finish() throws(HealthExportError) -> XMLToken {
+    advanceCount(to: end)
+    if depth > 0 { throw truncatedError() }
+    guard rootSeen else { throw .notAHealthExport(file: fileName) }
+    return .endOfInput
+  }
+
+  private func truncatedError() -> HealthExportError {
+    let (line, column) = peekLineAndColumn(at: end)
+    return .truncated(file: fileName, line: line, column: column)
+  }
+
+  /// Text outside the root element may only be white space.
+  private func checkOutsideText(from: Int, to: Int) throws(HealthExportError) {
+    var i = from
+    while i < to {
+      let b = buffer[i]
+      if b > 32 {
+        if !rootSeen { throw .notAHealthExport(file: fileName) }
+        throw malformed(at: i, "text after the root element")
+      }
+      i += 1
+    }
+  }
+
+  /// Looks at the markup starting at `buffer[lt] == "<"`.
+  private mutating func scanMarkup(at lt: Int) throws(HealthExportError) -> MarkupResult {
+    guard lt + 1 < end else { return .needMore }
+    let b = buffer[lt + 1]
+    if b == 47 {  // </
+      return try scanEndTag(at: lt)
+    }
+    if b == 33 {  // <!
+      return try scanDeclaration(at: lt)
+    }
+    if b == 63 {  // <?
+      guard let close = findSequence(63, 62, from: lt + 2) else { return .needMore }
+      pos = close + 2
+      return .skipped
+    }
+    return try scanStartTag(at: lt)
+  }
+
+  private mutating func scanStartTag(at lt: Int) throws(HealthExportError) -> MarkupResult {
+    var i = lt + 1
+    guard ByteScanning.isNameStart(buffer[i]) else {
+      throw malformed(at: lt, "'<' not followed by a name")
+    }
+    i += 1
+    while i < end, ByteScanning.isNameByte(buffer[i]) { i += 1 }
+    guard i < end else { return .needMore }
+    let afterName = i
+    let c = buffer[i]
+    guard ByteScanning.isSpace(c) || c == 62 || c == 47 else {
+      throw malformed(at: i, "unexpected character in the name of a tag")
+    }
+    // Fast path: the next `>` ends the tag when no quote or `<` makes it doubtful.
+    var close: Int
+    if let gt = ByteScanning.find(62, in: buffer, from: afterName, to: end),
+      ByteScanning.isPlainTagBody(buffer + afterName, gt - afterName)
+    {
+      close = gt
+    } else {
+      switch try scanAttributesCarefully(from: afterName) {
+      case .some(let gt): close = gt
+      case .none: return .needMore
+      }
+    }
+    let selfClosing = close > afterName && buffer[close - 1] == 47
+    if rootClosed { throw malformed(at: lt, "a second root element") }
+    tagStart = lt
+    nameStart = lt + 1
+    nameEnd = afterName
+    attributesEnd = selfClosing ? close - 1 : close
+    isSelfClosing = selfClosing
+    if depth == 0 {
+      rootSeen = true
+    }
+    pos = close + 1
+    if selfClosing {
+      if depth == 0 { rootClosed = true }
+    } else {
+      pushName(from: nameStart, to: nameEnd)
+    }
+    return .startTag
+  }
+
+  /// Walks a tag's attributes one by one, checking their syntax.
+  ///
+  /// - Returns: The index of the closing `>`, or `nil` when the buffer ends first.
+  private func scanAttributesCarefully(from start: Int) throws(HealthExportError) -> Int? {
+    var i = start
+    while true {
+      while i < end, ByteScanning.isSpace(buffer[i]) { i += 1 }
+      guard i < end else { return nil }
+      let c = buffer[i]
+      if c == 62 { return i }
+      if c == 47 {
+        guard i + 1 < end else { return nil }
+        guard buffer[i + 1] == 62 else { throw malformed(at: i, "'/' not followed by '>' in a tag") }
+        return i + 1
+      }
+      if c == 60 { throw malformed(at: i, "'<' inside a tag (is a tag unclosed?)") }
+      guard ByteScanning.isNameStart(c) else {
+        throw malformed(at: i, "unexpected character '\(Self.printable(c))' in a tag")
+      }
+      let nameStart = i
+      while i < end, ByteScanning.isNameByte(buffer[i]) { i += 1 }
+      guard i < end else { return nil }
+      let nameEnd = i
+      while i < end, ByteScanning.isSpace(buffer[i]) { i += 1 }
+      guard i < end else { return nil }
+      guard buffer[i] == 61 else {
+        throw malformed(at: nameStart, "attribute '\(text(nameStart, nameEnd))' has no value")
+      }
+      i += 1
+      while i < end, ByteScanning.isSpace(buffer[i]) { i += 1 }
+      guard i < end else { return nil }
+      let quote = buffer[i]
+      guard quote == 34 || quote == 39 else {
+        throw malformed(at: i, "the value of attribute '\(text(nameStart, nameEnd))' is not quoted")
+      }
+      guard let closeQuote = ByteScanning.find(quote, in: buffer, from: i + 1, to: end) else {
+        if let lt = ByteScanning.find(60, in: buffer, from: i + 1, to: end) {
+          throw malformed(at: lt, "'<' in the value of attribute '\(text(nameStart, nameEnd))'")
+        }
+        return nil
+      }
+      if let lt = ByteScanning.find(60, in: buffer, from: i + 1, to: closeQuote) {
+        throw malformed(at: lt, "'<' in the value of attribute '\(text(nameStart, nameEnd))'")
+      }
+      i = closeQuote + 1
+      guard i < end else { return nil }
+      let next = buffer[i]
+      guard ByteScanning.isSpace(next) || next == 62 || next == 47 else {
+        throw malformed(at: i, "no white space between attributes")
+      }
+    }
+  }
+
+  private mutating func scanEndTag(at lt: Int) throws(HealthExportError) -> MarkupResult {
+    var i = lt + 2
+    guard i < end else { return .needMore }
+    guard ByteScanning.isNameStart(buffer[i]) else { throw malformed(at: lt, "'</' not followed by a name") }
+    while i < end, ByteScanning.isNameByte(buffer[i]) { i += 1 }
+    let nameEnd = i
+    while i < end, ByteScanning.isSpace(buffer[i]) { i += 1 }
+    guard i < end else { return .needMore }
+    guard buffer[i] == 62 else { throw malformed(at: i, "unexpected character in an end tag") }
+    guard depth > 0 else {
+      throw malformed(at: lt, "end tag </\(text(lt + 2, nameEnd))> with no open element")
+    }
+    let topStart = depth > 1 ? stackEnds[depth - 2] : 0
+    let topLength = stackEnds[depth - 1] - topStart
+    let length = nameEnd - (lt + 2)
+    guard length == topLength, memcmp(buffer + lt + 2, stackBytes + topStart, length) == 0 else {
+      let expected = String(decoding: UnsafeBufferPointer(start: stackBytes + topStart, count: topLength), as: UTF8.self)
+      throw malformed(at: lt, "end tag </\(text(lt + 2, nameEnd))> does not match <\(expected)>")
+    }
+    tagStart = lt
+    nameStart = lt + 2
+    self.nameEnd = nameEnd
+    attributesEnd = nameEnd
+    isSelfClosing = false
+    depth -= 1
+    stackByteCount = topStart
+    if depth == 0 { rootClosed = true }
+    pos = i + 1
+    return .endTag
+  }
+
+  /// `<!--`, `<![CDATA[`, `<!DOCTYPE`.
+  private mutating func scanDeclaration(at lt: Int) throws(HealthExportError) -> MarkupResult {
+    guard lt + 9 <= end || atEndOfSource else { return .needMore }
+    if ByteScanning.matches(buffer, at: lt, limit: end, "<!--") {
+      guard let close = findComment(from: lt + 4) else { return .needMore }
+      if !rootSeen && exportVersion == nil { exportVersion = versionComment(lt + 4, close) }
+      pos = close + 3
+      return .skipped
+    }
+    if ByteScanning.matches(buffer, at: lt, limit: end, "<![CDATA[") {
+      guard depth > 0 else { throw malformed(at: lt, "CDATA outside the root element") }
+      guard let close = findCDATAEnd(from: lt + 9) else { return .needMore }
+      pos = close + 3
+      return .skipped
+    }
+    if ByteScanning.matches(buffer, at: lt, limit: end, "<!DOCTYPE") {
+      guard !rootSeen, !doctypeSeen else { throw malformed(at: lt, "a DOCTYPE declaration in the wrong place") }
+      guard let close = try findDoctypeEnd(from: lt + 9) else { return .needMore }
+      doctypeSeen = true
+      pos = close + 1
+      return .skipped
+    }
+    guard lt + 9 <= end else { return .needMore }
+    throw malformed(at: lt, "unexpected markup declaration")
+  }
+
+  /// The index of `-->` at or after `from`.
+  private func findComment(from: Int) -> Int? {
+    var i = from
+    while let dash = ByteScanning.find(45, in: buffer, from: i, to: end) {
+      if dash + 2 >= end { return nil }
+      if buffer[dash + 1] == 45 && buffer[dash + 2] == 62 { return dash }
+      i = dash + 1
+    }
+    return nil
+  }
+
+  private func findCDATAEnd(from: Int) -> Int? {
+    var i = from
+    while let bracket = ByteScanning.find(93, in: buffer, from: i, to: end) {
+      if bracket + 2 >= end { return nil }
+      if buffer[bracket + 1] == 93 && buffer[bracket + 2] == 62 { return bracket }
+      i = bracket + 1
+    }
+    return nil
+  }
+
+  /// The index of a two-byte sequence at or after `from`.
+  private func findSequence(_ first: UInt8, _ second: UInt8, from: Int) -> Int? {
+    var i = from
+    while let hit = ByteScanning.find(first, in: buffer, from: i, to: end) {
+      if hit + 1 >= end { return nil }
+      if buffer[hit + 1] == second { return hit }
+      i = hit + 1
+    }
+    return nil
+  }
+
+  /// Finds the `>` that ends a DOCTYPE declaration without interpreting it.
+  ///
+  /// Inside the internal subset (`[ … ]`) quoted strings and comments are
+  /// stepped over whole, and the subset ends at `]` followed by optional white
+  /// space and `>`, so a declaration missing its own `>` (the iOS 16 export
+  /// writes one) does not matter.
+  private mutating func findDoctypeEnd(from: Int) throws(HealthExportError) -> Int? {
+    var i = from
+    var inSubset = false
+    while i < end {
+      let b = buffer[i]
+      switch b {
+      case 34, 39:
+        guard let close = ByteScanning.find(b, in: buffer, from: i + 1, to: end) else { return nil }
+        i = close + 1
+      case 91 where !inSubset:
+        inSubset = true
+        i += 1
+      case 93 where inSubset:
+        var j = i + 1
+        while j < end, ByteScanning.isSpace(buffer[j]) { j += 1 }
+        guard j < end else { return nil }
+        if buffer[j] == 62 { return j }
+        i = j
+      case 62 where !inSubset:
+        return i
+      case 60 where inSubset:
+        if ByteScanning.matches(buffer, at: i, limit: end, "<!--") {
+          guard let close = findComment(from: i + 4) else { return nil }
+          if exportVersion == nil { exportVersion = versionComment(i + 4, close) }
+          i = close + 3
+        } else {
+          guard i + 4 <= end else { return nil }
+          i += 1
+        }
+      default:
+        i += 1
+      }
+    }
+    return nil
+  }
+
+  /// The N of ` HealthKit Export Version: N ` in a comment's text.
+  private func versionComment(_ from: Int, _ to: Int) -> Int? {
+    let marker: StaticString = "HealthKit Export Version:"
+    var i = from
+    while i < to, ByteScanning.isSpace(buffer[i]) { i += 1 }
+    guard ByteScanning.matches(buffer, at: i, limit: to, marker) else { return nil }
+    i += marker.utf8CodeUnitCount
+    while i < to, ByteScanning.isSpace(buffer[i]) { i += 1 }
+    var value = 0
+    var digits = 0
+    while i < to, buffer[i] >= 48, buffer[i] <= 57, digits < 9 {
+      value = value * 10 + Int(buffer[i] - 48)
+      digits += 1
+      i += 1
+    }
+    return digits > 0 ? value : nil
+  }
+
+  // MARK: - The element stack
+
+  private mutating func pushName(from: Int, to: Int) {
+    let length = to - from
+    if stackByteCount + length > stackBytesCapacity {
+      let newCapacity = max(stackBytesCapacity * 2, stackByteCount + length)
+      let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+      grown.update(from: stackBytes, count: stackByteCount)
+      stackBytes.deallocate()
+      stackBytes = grown
+      stackBytesCapacity = newCapacity
+    }
+    if depth == stackEndsCapacity {
+      let newCapacity = stackEndsCapacity * 2
+      let grown = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
+      grown.update(from: stackEnds, count: depth)
+      stackEnds.deallocate()
+      stackEnds = grown
+      stackEndsCapacity = newCapacity
+    }
+    (stackBytes + stackByteCount).update(from: buffer + from, count: length)
+    stackByteCount += length
+    stackEnds[depth] = stackByteCount
+    depth += 1
+  }
+
+  // MARK: - Reading
+
+  /// Moves `buffer[keep ..< end]` to the front, grows the buffer when that
+  /// fills it, and reads more.
+  ///
+  /// - Returns: `false` when the source is exhausted and nothing was added.
+  private mutating func refill(keeping keep: Int) throws(HealthExportError) -> Bool {
+    if atEndOfSource { return false }
+    advanceCount(to: keep)
+    if keep > 0 {
+      let live = end - keep
+      if live > 0 { buffer.update(from: buffer + keep, count: live) }
+      end = live
+      lineStartBeforeBuffer = lineStartBeforeCounted
+      pos -= keep
+      counted -= keep
+      bufferOffset += Int64(keep)
+    }
+    if end == capacity {
+      guard capacity < maximumTokenBytes else {
+        let (line, column) = lineAndColumn(at: 0)
+        throw .tokenTooLarge(file: fileName, line: line, column: column, limit: maximumTokenBytes)
+      }
+      let newCapacity = min(capacity * 2, maximumTokenBytes)
+      let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+      grown.update(from: buffer, count: end)
+      buffer.deallocate()
+      buffer = grown
+      capacity = newCapacity
+    }
+    let got = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: capacity - end))
+    refills += 1
+    if got == 0 {
+      atEndOfSource = true
+      return false
+    }
+    end += got
+    bytesRead += Int64(got)
+    return true
+  }
+
+  // MARK: - Locations
+
+  /// Counts lines and control characters up to buffer index `index`.
+  private mutating func advanceCount(to index: Int) {
+    guard index > counted else { return }
+    let (lines, controls) = ByteScanning.countLinesAndControls(buffer + counted, index - counted)
+    if lines > 0 {
+      linesBeforeCounted += lines
+      if let start = ByteScanning.lineStart(buffer, before: index) {
+        lineStartBeforeCounted = bufferOffset + Int64(start)
+      }
+    }
+    controlCharacters += controls
+    counted = index
+  }
+
+  /// The 1-based line and byte column of buffer index `index`.
+  mutating func lineAndColumn(at index: Int) -> (line: Int, column: Int) {
+    if index >= counted {
+      advanceCount(to: index)
+      return (linesBeforeCounted + 1, Int(bufferOffset + Int64(index) - lineStartBeforeCounted) + 1)
+    }
+    // Behind the counted point (still in the buffer): count back.
+    let (lines, _) = ByteScanning.countLinesAndControls(buffer + index, counted - index)
+    let line = linesBeforeCounted - lines + 1
+    if let start = ByteScanning.lineStart(buffer, before: index) {
+      return (line, index - start + 1)
+    }
+    return (line, Int(bufferOffset + Int64(index) - lineStartBeforeBuffer) + 1)
+  }
+
+  /// A location for buffer index `index`.
+  mutating func location(at index: Int) -> SourceLocation {
+    let (line, column) = lineAndColumn(at: index)
+    return SourceLocation(file: fileName, line: line, column: column, byteOffset: bufferOffset + Int64(index))
+  }
+
+  /// The line and column of buffer index `index`, without moving the counted point.
+  func peekLineAndColumn(at index: Int) -> (line: Int, column: Int) {
+    if index >= counted {
+      let (lines, _) = ByteScanning.countLinesAndControls(buffer + counted, index - counted)
+      if lines > 0, let start = ByteScanning.lineStart(buffer, before: index) {
+        return (linesBeforeCounted + lines + 1, index - start + 1)
+      }
+      return (linesBeforeCounted + 1, Int(bufferOffset + Int64(index) - lineStartBeforeCounted) + 1)
+    }
+    let (lines, _) = ByteScanning.countLinesAndControls(buffer + index, counted - index)
+    let line = linesBeforeCounted - lines + 1
+    if let start = ByteScanning.lineStart(buffer, before: index) {
+      return (line, index - start + 1)
+    }
+    return (line, Int(bufferOffset + Int64(index) - lineStartBeforeBuffer) + 1)
+  }
+
+  /// A malformed-XML error at buffer index `index`.
+  func malformed(at index: Int, _ detail: String) -> HealthExportError {
+    let (line, column) = peekLineAndColumn(at: index)
+    return .malformedXML(file: fileName, line: line, column: column, detail: detail)
+  }
+
+  /// The bytes `buffer[from ..< to]` as text (for messages).
+  func text(_ from: Int, _ to: Int) -> String {
+    let length = min(max(to - from, 0), 200)
+    return String(decoding: UnsafeBufferPointer(start: buffer + from, count: length), as: UTF8.self)
+  }
+
+  private static func printable(_ byte: UInt8) -> String {
+    byte >= 32 && byte < 127 ? String(UnicodeScalar(byte)) : "\\u{\(String(byte, radix: 16))}"
+  }
+
+  // MARK: - Reading the current tag
+
+  /// Whether the current tag's name is `name`.
+  @inline(__always)
+  func nameIs(_ name: StaticString) -> Bool {
+    nameEnd - nameStart == name.utf8CodeUnitCount
+      && memcmp(buffer + nameStart, name.utf8Start, name.utf8CodeUnitCount) == 0
+  }
+
+  /// The current tag's name as a `String`.
+  var name: String { text(nameStart, nameEnd) }
+}
