@@ -125,7 +125,7 @@ struct OutputFormatTests {
   func explanation() {
     let (_, tally) = sampleTally()
     let text = DemoCommand.explanation(tally.total)
-    #expect(text.contains("Why steps (1,400) is less than raw_steps (4,300): 400 steps"))
+    #expect(text.hasPrefix("Why steps (1,400) is less than raw_steps (4,300): 400 steps"))
     #expect(text.contains("2,500 steps were typed in by hand"))
     #expect(text.split(separator: "\n").count == 2)
   }

@@ -36,7 +36,7 @@ struct DemoCommand: Subcommand {
     let tally = log.tally(CountingOptions())
     console.output("Steps in the bundled demo export (stepkit steps, policy health):\n\n")
     console.output(TableFormatter.steps(tally))
-    console.output("\n" + Self.explanation(tally.total) + "\n")
+    console.output("\n" + Self.explanation(tally.total) + "\n\n")
     console.output(
       """
       Run it on your own export (Health app › your picture › Export All Health Data):
@@ -56,11 +56,9 @@ struct DemoCommand: Subcommand {
     let duplicates = max(0, raw - manual - steps)
     let g = TextFormatting.grouped
     return """
-      Why steps (\(g(steps))) is less than raw_steps (\(g(raw))): \(g(duplicates)) steps were recorded \
-      by more than one source at once (iPhone, Apple Watch, an app) and are counted once, from the \
-      highest-ranked source;
-      \(g(manual)) steps were typed in by hand and are left out (raw_steps simply adds up every sample; \
-      see `stepkit sources` for each source's share).
+      Why steps (\(g(steps))) is less than raw_steps (\(g(raw))): \(g(duplicates)) steps were recorded by two \
+      sources at once (iPhone and Watch, or an app) and count once here;
+      \(g(manual)) steps were typed in by hand and are left out. `stepkit sources` shows each source's share.
       """
   }
 }

@@ -46,6 +46,9 @@ struct StepsCommand: Subcommand {
     let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
     let tally = log.tally(settings.counting)
     if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
+    if !settings.quiet && log.count == 0 {
+      console.error("stepkit: no step or distance samples in \(settings.export)\n")
+    }
     console.output(Self.render(tally, format: format, export: settings.export))
   }
 

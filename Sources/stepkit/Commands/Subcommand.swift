@@ -25,7 +25,7 @@ protocol Subcommand {
 extension Subcommand {
   /// The full `--help` text.
   static var help: String {
-    discussion + "\n\nOptions:\n" + arguments.helpLines + "\n"
+    discussion + "\n\nArguments and options:\n" + arguments.helpLines + "\n"
   }
 }
 

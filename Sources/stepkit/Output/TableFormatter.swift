@@ -38,6 +38,7 @@ enum TableFormatter {
 
   /// Each source with its class, rank, devices, sample counts and steps.
   static func sources(_ tally: Tally) -> String {
+    guard !tally.sources.isEmpty else { return "No step or distance samples in this export.\n" }
     var rows: [[String]] = [
       [
         "rank", "source", "class", "devices", "samples", "raw steps", "counted", "hand-typed",

@@ -14,7 +14,8 @@ enum StepkitRunner {
     /// The transcript a golden file holds.
     func transcript(_ arguments: [String], stdin: String?) -> String {
       let shown = arguments.map { $0.contains(" ") || $0.isEmpty ? "'\($0)'" : $0 }.joined(separator: " ")
-      var text = "$ " + (stdin.map { "stepkit \(shown) < \($0)" } ?? "stepkit \(shown)") + "\n"
+      let command = shown.isEmpty ? "stepkit" : "stepkit " + shown
+      var text = "$ " + (stdin.map { "\(command) < \($0)" } ?? command) + "\n"
       text += standardOutput
       if !standardError.isEmpty { text += "--- stderr\n" + standardError }
       text += "--- exit \(exitCode)\n"
