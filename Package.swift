@@ -41,6 +41,9 @@ let package = Package(
       dependencies: ["stepkit", "StepKitCore", "CSQLite"],
       exclude: ["Golden", "Fixtures"]
     ),
+    // Release benchmark of the engine alone (not part of the tests).
+    .executableTarget(
+      name: "core-benchmark", dependencies: ["StepKitCore"], path: "Benchmarks/CoreBenchmark"),
   ]
 )
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StepKitCore
 
 @Suite("Buckets and time zones")
@@ -10,7 +11,9 @@ struct BucketTests {
   static func hourly(from: Date, hours: Int) -> [Sample] {
     (0..<hours).map { h in
       let start = from.addingTimeInterval(Double(h) * 3600)
-      return Sample(kind: .steps, start: start, end: start.addingTimeInterval(3600), value: 100, source: "iPhone", device: F.phone)
+      return Sample(
+        kind: .steps, start: start, end: start.addingTimeInterval(3600), value: 100, source: "iPhone",
+        device: F.phone)
     }
   }
 
@@ -37,7 +40,8 @@ struct BucketTests {
     let zone = try #require(TimeZone(identifier: "America/New_York"))
     let day = try #require(LocalDate("2026-11-01"))
     let samples = Self.hourly(from: F.date("2026-11-01 00:00", offsetHours: -4), hours: 25)
-    let tally = SampleLog(samples).tally(CountingOptions(unit: .hour, timeZone: .zone(zone), from: day, to: day))
+    let tally = SampleLog(samples).tally(
+      CountingOptions(unit: .hour, timeZone: .zone(zone), from: day, to: day))
     #expect(tally.buckets.count == 24)
     #expect(tally.buckets[0].label(unit: .hour) == "2026-11-01T00:00-04:00")
     #expect(tally.buckets[1].steps == 200)  // 01:00 EDT and 01:00 EST
@@ -51,15 +55,18 @@ struct BucketTests {
       // Shanghai, 23:00 local on May 1.
       F.steps("2026-05-01 23:00", "2026-05-01 23:30", 100, source: "iPhone", device: F.phone, offsetHours: 8),
       // Flew to Los Angeles: 10:00 local on May 1 again (later in absolute time).
-      F.steps("2026-05-01 10:00", "2026-05-01 10:30", 200, source: "iPhone", device: F.phone, offsetHours: -7),
+      F.steps(
+        "2026-05-01 10:00", "2026-05-01 10:30", 200, source: "iPhone", device: F.phone, offsetHours: -7),
       // Next morning in Los Angeles.
-      F.steps("2026-05-02 08:00", "2026-05-02 08:30", 400, source: "iPhone", device: F.phone, offsetHours: -7),
+      F.steps(
+        "2026-05-02 08:00", "2026-05-02 08:30", 400, source: "iPhone", device: F.phone, offsetHours: -7),
     ]
     let tally = SampleLog(samples).tally(CountingOptions())
     #expect(tally.buckets.map(\.firstDay.description) == ["2026-05-01", "2026-05-02"])
     #expect(tally.buckets.map(\.steps) == [300, 400])
     // The same samples on Shanghai's calendar land elsewhere.
-    let shanghai = SampleLog(samples).tally(CountingOptions(timeZone: .zone(TimeZone(identifier: "Asia/Shanghai")!)))
+    let shanghai = SampleLog(samples).tally(
+      CountingOptions(timeZone: .zone(TimeZone(identifier: "Asia/Shanghai")!)))
     #expect(shanghai.buckets.map(\.steps) == [100, 600])
   }
 
@@ -79,21 +86,24 @@ struct BucketTests {
     let months = log.tally(CountingOptions(unit: .month))
     #expect(months.buckets.map { $0.label(unit: .month) } == ["2026-11", "2026-12", "2027-01"])
     #expect(months.buckets.map(\.steps) == [30, 0, 30])
-    let days = log.tally(CountingOptions(unit: .day, from: LocalDate("2026-11-28"), to: LocalDate("2026-12-01")))
+    let days = log.tally(
+      CountingOptions(unit: .day, from: LocalDate("2026-11-28"), to: LocalDate("2026-12-01")))
     #expect(days.buckets.map(\.steps) == [0, 10, 20, 0])
   }
 
   @Test("A range cuts samples at its edges in proportion to time")
   func rangeCutsSamples() {
     let sample = F.steps("2026-05-01 22:00", "2026-05-02 02:00", 400, source: "iPhone", device: F.phone)
-    let tally = SampleLog([sample]).tally(CountingOptions(from: LocalDate("2026-05-02"), to: LocalDate("2026-05-02")))
+    let tally = SampleLog([sample]).tally(
+      CountingOptions(from: LocalDate("2026-05-02"), to: LocalDate("2026-05-02")))
     #expect(tally.buckets.map(\.steps) == [200])
     #expect(tally.sources.first?.rawSteps == 200)
   }
 
   @Test("Hour labels use the recorded offset")
   func hourLabels() {
-    let sample = F.steps("2026-11-29 08:10", "2026-11-29 08:20", 5, source: "iPhone", device: F.phone, offsetHours: 8)
+    let sample = F.steps(
+      "2026-11-29 08:10", "2026-11-29 08:20", 5, source: "iPhone", device: F.phone, offsetHours: 8)
     let tally = SampleLog([sample]).tally(CountingOptions(unit: .hour))
     #expect(tally.buckets.map { $0.label(unit: .hour) } == ["2026-11-29T08:00+08:00"])
   }

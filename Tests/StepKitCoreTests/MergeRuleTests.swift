@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StepKitCore
 
 @Suite("COUNTING.md merge rules, hand-computed")
@@ -66,7 +67,8 @@ struct MergeRuleTests {
 
   @Test("A sample crossing local midnight is split in proportion to time")
   func sampleCrossingMidnight() {
-    let sample = F.steps("2026-05-01 23:30", "2026-05-02 00:30", 600, source: "iPhone", device: F.phone, offsetHours: 8)
+    let sample = F.steps(
+      "2026-05-01 23:30", "2026-05-02 00:30", 600, source: "iPhone", device: F.phone, offsetHours: 8)
     let tally = SampleLog([sample]).tally(CountingOptions())
     #expect(tally.buckets.map(\.firstDay.description) == ["2026-05-01", "2026-05-02"])
     #expect(tally.buckets.map(\.steps) == [300, 300])
@@ -115,14 +117,23 @@ struct MergeRuleTests {
   func invalidSamples() {
     var log = SampleLog()
     let file = "export.xml"
-    log.append(F.steps("2026-05-01 10:10", "2026-05-01 10:00", 10, source: "A"), location: SourceLocation(file: file, line: 3, column: 5))
-    log.append(F.steps("2026-05-01 10:00", "2026-05-01 10:10", -1, source: "A"), location: SourceLocation(file: file, line: 4, column: 5))
-    log.append(F.steps("2026-05-01 10:00", "2026-05-01 10:10", .nan, source: "A"), location: SourceLocation(file: file, line: 5, column: 5))
+    log.append(
+      F.steps("2026-05-01 10:10", "2026-05-01 10:00", 10, source: "A"),
+      location: SourceLocation(file: file, line: 3, column: 5))
+    log.append(
+      F.steps("2026-05-01 10:00", "2026-05-01 10:10", -1, source: "A"),
+      location: SourceLocation(file: file, line: 4, column: 5))
+    log.append(
+      F.steps("2026-05-01 10:00", "2026-05-01 10:10", .nan, source: "A"),
+      location: SourceLocation(file: file, line: 5, column: 5))
     log.reportInvalid(.unparsableDate("2026-13-01"), location: SourceLocation(file: file, line: 6, column: 9))
     log.append(F.steps("2026-05-01 10:00", "2026-05-01 10:10", 10, source: "A"))
     let tally = log.tally(CountingOptions())
     #expect(tally.invalid.count == 4)
-    #expect(tally.invalid.examples.map(\.reason) == [.endBeforeStart, .negativeValue, .nonFiniteValue, .unparsableDate("2026-13-01")])
+    #expect(
+      tally.invalid.examples.map(\.reason) == [
+        .endBeforeStart, .negativeValue, .nonFiniteValue, .unparsableDate("2026-13-01"),
+      ])
     #expect(tally.invalid.examples.first?.description == "export.xml:3:5: end date before start date")
     #expect(tally.total.steps == 10)
     #expect(tally.total.rawSteps == 10)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StepKitCore
 
 /// Properties that hold for any input, checked over seeded random logs.
@@ -20,7 +21,9 @@ struct PropertyTests {
     return (0..<count).map { _ in
       let (name, device) = sources[Int.random(in: 0..<sourceCount, using: &rng)]
       let start = base.addingTimeInterval(Double(Int.random(in: 0..<(3 * 86_400), using: &rng)))
-      let length = Bool.random(using: &rng) && Int.random(in: 0..<10, using: &rng) == 0 ? 0 : Double(Int.random(in: 1...7200, using: &rng))
+      let length =
+        Bool.random(using: &rng) && Int.random(in: 0..<10, using: &rng) == 0
+        ? 0 : Double(Int.random(in: 1...7200, using: &rng))
       return Sample(
         kind: Int.random(in: 0..<4, using: &rng) == 0 ? .distance : .steps,
         start: start, end: start.addingTimeInterval(length),
@@ -74,7 +77,8 @@ struct PropertyTests {
   func bucketsSumToTotal(seed: UInt64) {
     let log = SampleLog(Self.randomSamples(seed: seed))
     let zone = TimeZone(identifier: "America/New_York")!
-    let whole = log.totals(in: DateInterval(start: Fixture.date("2026-03-20"), end: Fixture.date("2026-04-10")))
+    let whole = log.totals(
+      in: DateInterval(start: Fixture.date("2026-03-20"), end: Fixture.date("2026-04-10")))
     for unit in BucketUnit.allCases {
       for rule in [TimeZoneRule.recorded, .zone(zone)] {
         let total = log.tally(CountingOptions(unit: unit, timeZone: rule)).total
@@ -102,7 +106,8 @@ struct PropertyTests {
 
   @Test("Source contributions add up to the merged total", arguments: seeds)
   func sourcesAddUp(seed: UInt64) {
-    let tally = SampleLog(Self.randomSamples(seed: seed)).tally(CountingOptions(includesSourceBreakdown: true))
+    let tally = SampleLog(Self.randomSamples(seed: seed)).tally(
+      CountingOptions(includesSourceBreakdown: true))
     #expect(tally.sources.reduce(0) { $0 + $1.countedSteps }.isClose(to: tally.total.steps))
     for bucket in tally.buckets {
       #expect(bucket.stepsBySource.reduce(0, +).isClose(to: bucket.steps))

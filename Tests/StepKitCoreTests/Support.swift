@@ -1,17 +1,21 @@
 import Foundation
+
 @testable import StepKitCore
 
 /// Builders for hand-computed cases.
 enum Fixture {
-  static let watch = Device(name: "Apple Watch", manufacturer: "Apple Inc.", model: "Watch", hardware: "Watch6,1")
-  static let phone = Device(name: "iPhone", manufacturer: "Apple Inc.", model: "iPhone", hardware: "iPhone14,2")
+  static let watch = Device(
+    name: "Apple Watch", manufacturer: "Apple Inc.", model: "Watch", hardware: "Watch6,1")
+  static let phone = Device(
+    name: "iPhone", manufacturer: "Apple Inc.", model: "iPhone", hardware: "iPhone14,2")
 
   /// `2026-05-01 10:00` in UTC, or with `offset` hours, as a Date.
   static func date(_ text: String, offsetHours: Double = 0) -> Date {
     let parts = text.split(separator: " ")
     let day = LocalDate(String(parts[0]))!
     let time = parts.count > 1 ? parts[1].split(separator: ":").map { Int($0)! } : [0, 0]
-    let local = Double(day.daysSinceEpoch) * 86_400 + Double(time[0]) * 3600 + Double(time[1]) * 60
+    let local =
+      Double(day.daysSinceEpoch) * 86_400 + Double(time[0]) * 3600 + Double(time[1]) * 60
       + (time.count > 2 ? Double(time[2]) : 0)
     return Date(timeIntervalSince1970: local - offsetHours * 3600)
   }

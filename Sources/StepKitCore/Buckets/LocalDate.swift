@@ -64,6 +64,7 @@ public struct LocalDate: Hashable, Sendable, Comparable, Codable, CustomStringCo
     "\(LocalDate.pad(year, 4))-\(LocalDate.pad(month, 2))-\(LocalDate.pad(day, 2))"
   }
 
+  /// Orders by ascending value.
   public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {
     (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
   }

@@ -117,7 +117,8 @@ extension SampleLog {
             guard lower < upper else { continue }
             var group = UnsafeMutableBufferPointer(rebasing: order[lower..<upper])
             var sorted = true
-            for k in 1..<max(group.count, 1) where samples[Int(group[k - 1])].startMs > samples[Int(group[k])].startMs {
+            for k in 1..<max(group.count, 1)
+            where samples[Int(group[k - 1])].startMs > samples[Int(group[k])].startMs {
               sorted = false
               break
             }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The hardware that recorded a sample, as HealthKit's `HKDevice` describes it.
 ///
 /// In an Apple Health export the device is written as the description of an
@@ -43,7 +45,7 @@ public struct Device: Hashable, Sendable, Codable {
     if text.hasSuffix(">") { text = text.dropLast() }
     var device = Device()
     var found = false
-    for field in text.split(separator: ", ", omittingEmptySubsequences: true) {
+    for field in String(text).components(separatedBy: ", ") where !field.isEmpty {
       guard let colon = field.firstIndex(of: ":") else { continue }
       let key = field[..<colon]
       let value = String(field[field.index(after: colon)...])

@@ -9,6 +9,7 @@ public struct OriginID: Hashable, Sendable, Comparable {
   public let rawValue: UInt16
   /// Creates an identifier from its index.
   public init(rawValue: UInt16) { self.rawValue = rawValue }
+  /// Orders by ascending value.
   public static func < (lhs: OriginID, rhs: OriginID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 

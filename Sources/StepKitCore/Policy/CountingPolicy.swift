@@ -33,6 +33,7 @@ public enum SourceClass: Int, Sendable, Hashable, Comparable, CaseIterable, Coda
   /// Any other app or device.
   case other = 4
 
+  /// Orders by ascending value.
   public static func < (lhs: SourceClass, rhs: SourceClass) -> Bool {
     lhs.rawValue < rhs.rawValue
   }

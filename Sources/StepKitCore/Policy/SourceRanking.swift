@@ -23,7 +23,7 @@ public struct SourceRanking: Sendable, Hashable {
       let pa = explicitPosition[sources[a].name]
       let pb = explicitPosition[sources[b].name]
       switch (pa, pb) {
-      case let (x?, y?): return x < y
+      case (let x?, let y?): return x < y
       case (.some, nil): return true
       case (nil, .some): return false
       case (nil, nil):

@@ -82,7 +82,10 @@ extension SampleLog {
       if let to = options.to {
         upper = max(upper, Int64(to.daysSinceEpoch + 1) * BucketGeometry.dayMs)
       }
-      if lower > upper { lower = 0; upper = 0 }
+      if lower > upper {
+        lower = 0
+        upper = 0
+      }
       zone = ZoneOffsets(zone: timeZone, lowerMs: lower, upperMs: upper)
     }
 

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Checks that the C libraries StepKit links are present (zlib for export.zip,
+# SQLite for `stepkit sqlite`), and installs the Debian packages when they
+# are missing and we may (root with apt-get). Prints what to do otherwise.
+set -euo pipefail
+missing=()
+header_present() { echo "#include <$1>" | cc -E -x c - >/dev/null 2>&1; }
+header_present zlib.h || missing+=(zlib1g-dev)
+header_present sqlite3.h || missing+=(libsqlite3-dev)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(uname)" = "Linux" ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  echo "check-system-libraries: installing ${missing[*]}" >&2
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  exit 0
+fi
+echo "StepKit needs the C development packages: ${missing[*]}" >&2
+echo "  Debian/Ubuntu: sudo apt-get install ${missing[*]}" >&2
+echo "  Fedora: sudo dnf install zlib-devel sqlite-devel    (macOS: included in the SDK)" >&2
+exit 1
