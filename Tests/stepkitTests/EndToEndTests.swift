@@ -21,34 +21,51 @@ struct EndToEndTests {
     GoldenCase(name: "steps-csv-default-off-terminal", arguments: ["steps", fixture]),
     GoldenCase(name: "steps-json", arguments: ["steps", fixture, "--format", "json"]),
     // Policies.
-    GoldenCase(name: "steps-policy-health", arguments: ["steps", fixture, "--policy", "health", "--format", "csv"]),
-    GoldenCase(name: "steps-policy-device", arguments: ["steps", fixture, "--policy", "device", "--format", "csv"]),
+    GoldenCase(
+      name: "steps-policy-health", arguments: ["steps", fixture, "--policy", "health", "--format", "csv"]),
+    GoldenCase(
+      name: "steps-policy-device", arguments: ["steps", fixture, "--policy", "device", "--format", "csv"]),
     GoldenCase(name: "steps-policy-all", arguments: ["steps", fixture, "--policy=all", "--format=csv"]),
     GoldenCase(
       name: "steps-priority",
       arguments: ["steps", fixture, "--priority", "Mi Fitness,Ada’s iPhone", "--format", "csv"]),
     // Time zones and buckets.
-    GoldenCase(name: "steps-time-zone-named", arguments: ["steps", fixture, "--time-zone", "Asia/Shanghai", "--format", "csv"]),
-    GoldenCase(name: "steps-time-zone-new-york", arguments: ["steps", fixture, "--time-zone", "America/New_York", "--format", "csv"]),
+    GoldenCase(
+      name: "steps-time-zone-named",
+      arguments: ["steps", fixture, "--time-zone", "Asia/Shanghai", "--format", "csv"]),
+    GoldenCase(
+      name: "steps-time-zone-new-york",
+      arguments: ["steps", fixture, "--time-zone", "America/New_York", "--format", "csv"]),
     GoldenCase(name: "steps-by-week", arguments: ["steps", fixture, "--by", "week", "--format", "csv"]),
-    GoldenCase(name: "steps-by-week-table", arguments: ["steps", fixture, "--by", "week", "--format", "table"]),
+    GoldenCase(
+      name: "steps-by-week-table", arguments: ["steps", fixture, "--by", "week", "--format", "table"]),
     GoldenCase(name: "steps-by-month", arguments: ["steps", fixture, "--by", "month", "--format", "csv"]),
     GoldenCase(
       name: "steps-by-hour",
-      arguments: ["steps", fixture, "--by", "hour", "--from", "2026-03-08", "--to", "2026-03-08", "--format", "csv"]),
+      arguments: [
+        "steps", fixture, "--by", "hour", "--from", "2026-03-08", "--to", "2026-03-08", "--format", "csv",
+      ]),
     GoldenCase(
-      name: "steps-range", arguments: ["steps", fixture, "--from", "2026-03-04", "--to", "2026-03-12", "--format", "csv", "-q"]),
+      name: "steps-range",
+      arguments: ["steps", fixture, "--from", "2026-03-04", "--to", "2026-03-12", "--format", "csv", "-q"]),
     // Inputs.
-    GoldenCase(name: "steps-zip-localized-entry", arguments: ["steps", "localized-name.zip", "--format", "csv"]),
+    GoldenCase(
+      name: "steps-zip-localized-entry", arguments: ["steps", "localized-name.zip", "--format", "csv"]),
     GoldenCase(name: "steps-stdin", arguments: ["steps", "-", "--format", "csv"], stdin: fixture),
-    GoldenCase(name: "steps-real-tdda", arguments: ["steps", "real/tdda-export6s3sample.xml", "--format", "csv"]),
-    GoldenCase(name: "steps-real-hk2sqlite", arguments: ["steps", "real/hk2sqlite-export.xml", "--format", "table"]),
-    GoldenCase(name: "steps-real-hk2sqlite-zip-xml", arguments: ["steps", "real/hk2sqlite-zip-export.xml", "--format", "json"]),
+    GoldenCase(
+      name: "steps-real-tdda", arguments: ["steps", "real/tdda-export6s3sample.xml", "--format", "csv"]),
+    GoldenCase(
+      name: "steps-real-hk2sqlite", arguments: ["steps", "real/hk2sqlite-export.xml", "--format", "table"]),
+    GoldenCase(
+      name: "steps-real-hk2sqlite-zip-xml",
+      arguments: ["steps", "real/hk2sqlite-zip-export.xml", "--format", "json"]),
     // Sources.
     GoldenCase(name: "sources-table", arguments: ["sources", fixture, "--format", "table"]),
-    GoldenCase(name: "sources-policy-all-csv", arguments: ["sources", fixture, "--policy", "all", "--format", "csv"]),
+    GoldenCase(
+      name: "sources-policy-all-csv", arguments: ["sources", fixture, "--policy", "all", "--format", "csv"]),
     GoldenCase(name: "sources-json", arguments: ["sources", fixture, "--format", "json", "--quiet"]),
-    GoldenCase(name: "sources-real-tdda", arguments: ["sources", "real/tdda-export6s3sample.xml", "--format", "table"]),
+    GoldenCase(
+      name: "sources-real-tdda", arguments: ["sources", "real/tdda-export6s3sample.xml", "--format", "table"]),
     // The bundled demo.
     GoldenCase(name: "demo", arguments: []),
     // Help.
@@ -58,10 +75,12 @@ struct EndToEndTests {
     GoldenCase(name: "help-chart", arguments: ["help", "chart"]),
     GoldenCase(name: "help-sqlite", arguments: ["sqlite", "--help"]),
     // Usage errors: exit 2, one line and a hint.
-    GoldenCase(name: "error-unknown-option", arguments: ["steps", fixture, "--frm", "2026-03-01"], exitCode: 2),
+    GoldenCase(
+      name: "error-unknown-option", arguments: ["steps", fixture, "--frm", "2026-03-01"], exitCode: 2),
     GoldenCase(name: "error-bad-by", arguments: ["steps", fixture, "--by", "fortnight"], exitCode: 2),
     GoldenCase(name: "error-bad-date", arguments: ["steps", fixture, "--from", "2026-02-30"], exitCode: 2),
-    GoldenCase(name: "error-bad-zone", arguments: ["steps", fixture, "--time-zone", "Atlantis/Capital"], exitCode: 2),
+    GoldenCase(
+      name: "error-bad-zone", arguments: ["steps", fixture, "--time-zone", "Atlantis/Capital"], exitCode: 2),
     GoldenCase(name: "error-missing-export", arguments: ["sources"], exitCode: 2),
     GoldenCase(name: "error-unknown-command", arguments: ["stpes", fixture], exitCode: 2),
     GoldenCase(name: "error-chart-extension", arguments: ["chart", fixture, "-o", "steps.png"], exitCode: 2),
@@ -94,7 +113,8 @@ struct EndToEndTests {
 
   @Test("chart writes an SVG and an HTML page")
   func chart() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stepkit-chart-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "stepkit-chart-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let fixture = StepkitRunner.fixtures.appendingPathComponent(Self.fixture).path
@@ -111,7 +131,8 @@ struct EndToEndTests {
 
   @Test("sqlite writes days matching the csv, sources and every sample")
   func sqlite() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stepkit-db-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "stepkit-db-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let fixture = StepkitRunner.fixtures.appendingPathComponent(Self.fixture).path
@@ -119,8 +140,12 @@ struct EndToEndTests {
     #expect(result.exitCode == 0)
     let path = directory.appendingPathComponent("out.db").path
     let csv = try StepkitRunner.run(["steps", Self.fixture, "--format", "csv"]).standardOutput
-    let rows = try query(path, "SELECT date, steps, distance_m, raw_steps, manual_steps FROM days ORDER BY date")
-    #expect(([["date", "steps", "distance_m", "raw_steps", "manual_steps"]] + rows).map { $0.joined(separator: ",") + "\n" }.joined() == csv)
+    let rows = try query(
+      path, "SELECT date, steps, distance_m, raw_steps, manual_steps FROM days ORDER BY date")
+    #expect(
+      ([["date", "steps", "distance_m", "raw_steps", "manual_steps"]] + rows).map {
+        $0.joined(separator: ",") + "\n"
+      }.joined() == csv)
     // Each day is rounded on its own, so the sums may differ by half a step per day.
     let gap = try query(
       path,

@@ -6,23 +6,46 @@ import Testing
 
 /// A small log built in code: a watch and a phone overlapping, one typed-in entry.
 func sampleTally(_ options: CountingOptions = CountingOptions()) -> (SampleLog, Tally) {
-  let watch = Device(hkDeviceDescription: "<<HKDevice: 0x1>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:10.3>")
-  let phone = Device(hkDeviceDescription: "<<HKDevice: 0x2>, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone16,2, software:17.3>")
+  let watch = Device(
+    hkDeviceDescription:
+      "<<HKDevice: 0x1>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:10.3>"
+  )
+  let phone = Device(
+    hkDeviceDescription:
+      "<<HKDevice: 0x2>, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone16,2, software:17.3>"
+  )
   // 2026-11-29 08:00 +08:00 is 00:00 UTC.
   let base = Date(timeIntervalSince1970: 1_795_910_400)
   func at(_ minutes: Double) -> Date { base.addingTimeInterval(minutes * 60) }
   var log = SampleLog()
-  log.append(Sample(kind: .steps, start: at(0), end: at(10), value: 1000, utcOffsetSeconds: 28_800, source: "Watch", device: watch))
-  log.append(Sample(kind: .steps, start: at(5), end: at(15), value: 800, utcOffsetSeconds: 28_800, source: "Phone", device: phone))
-  log.append(Sample(kind: .distance, start: at(0), end: at(10), value: 750.4, utcOffsetSeconds: 28_800, source: "Watch", device: watch))
-  log.append(Sample(kind: .steps, start: at(60 * 24), end: at(60 * 24 + 30), value: 2500, utcOffsetSeconds: 28_800, source: "Health", isUserEntered: true))
-  log.append(Sample(kind: .steps, start: at(60 * 48), end: at(60 * 48 - 1), value: 5, utcOffsetSeconds: 28_800, source: "Phone", device: phone), location: SourceLocation(file: "export.xml", line: 12, column: 3))
+  log.append(
+    Sample(
+      kind: .steps, start: at(0), end: at(10), value: 1000, utcOffsetSeconds: 28_800, source: "Watch",
+      device: watch))
+  log.append(
+    Sample(
+      kind: .steps, start: at(5), end: at(15), value: 800, utcOffsetSeconds: 28_800, source: "Phone",
+      device: phone))
+  log.append(
+    Sample(
+      kind: .distance, start: at(0), end: at(10), value: 750.4, utcOffsetSeconds: 28_800, source: "Watch",
+      device: watch))
+  log.append(
+    Sample(
+      kind: .steps, start: at(60 * 24), end: at(60 * 24 + 30), value: 2500, utcOffsetSeconds: 28_800,
+      source: "Health", isUserEntered: true))
+  log.append(
+    Sample(
+      kind: .steps, start: at(60 * 48), end: at(60 * 48 - 1), value: 5, utcOffsetSeconds: 28_800,
+      source: "Phone", device: phone), location: SourceLocation(file: "export.xml", line: 12, column: 3))
   return (log, log.tally(options))
 }
 
 @Suite("Text formatting")
 struct TextFormattingTests {
-  @Test(arguments: [(Int64(0), "0"), (999, "999"), (1000, "1,000"), (1_234_567, "1,234,567"), (-12_345, "-12,345")])
+  @Test(arguments: [
+    (Int64(0), "0"), (999, "999"), (1000, "1,000"), (1_234_567, "1,234,567"), (-12_345, "-12,345"),
+  ])
   func grouping(value: Int64, text: String) { #expect(TextFormatting.grouped(value) == text) }
 
   @Test(arguments: [(Int64(0), "0.00"), (4, "0.00"), (5, "0.01"), (6512, "6.51"), (1_234_567, "1,234.57")])
@@ -143,7 +166,9 @@ struct OutputFormatTests {
   func progressLine() {
     let line = ProgressBar.line(bytesRead: 100_000_000, totalBytes: 400_000_000, elapsedSeconds: 2)
     #expect(line == "[######------------------]  25%  100.0 / 400.0 MB  50.0 MB/s  ETA 0:06")
-    #expect(ProgressBar.line(bytesRead: 60_000_000, totalBytes: nil, elapsedSeconds: 1) == "reading  60.0 MB  60.0 MB/s")
+    #expect(
+      ProgressBar.line(bytesRead: 60_000_000, totalBytes: nil, elapsedSeconds: 1)
+        == "reading  60.0 MB  60.0 MB/s")
   }
 }
 
@@ -159,7 +184,10 @@ struct StepChartTests {
 
   @Test func sevenDayAverage() throws {
     let start = try #require(LocalDate("2026-11-01"))
-    let days = (0..<9).map { StepChart.Day(date: LocalDate(daysSinceEpoch: start.daysSinceEpoch + $0), steps: Int64($0 * 100), rawSteps: 0) }
+    let days = (0..<9).map {
+      StepChart.Day(
+        date: LocalDate(daysSinceEpoch: start.daysSinceEpoch + $0), steps: Int64($0 * 100), rawSteps: 0)
+    }
     let average = StepChart.sevenDayAverage(days)
     #expect(average[0] == 0)
     #expect(average[1] == 50)
@@ -170,7 +198,9 @@ struct StepChartTests {
   @Test("svg: axes, a bar pair per day, the average line, escaped text")
   func svg() throws {
     let start = try #require(LocalDate("2026-12-30"))
-    let days = (0..<4).map { StepChart.Day(date: LocalDate(daysSinceEpoch: start.daysSinceEpoch + $0), steps: 5000, rawSteps: 8000) }
+    let days = (0..<4).map {
+      StepChart.Day(date: LocalDate(daysSinceEpoch: start.daysSinceEpoch + $0), steps: 5000, rawSteps: 8000)
+    }
     let svg = StepChart.svg(days, title: "Ada & Bo")
     #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
     #expect(svg.contains("<title>Ada &amp; Bo</title>"))

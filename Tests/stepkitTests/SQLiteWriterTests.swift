@@ -43,20 +43,34 @@ struct SQLiteWriterTests {
       ])
     #expect(
       try query(path, "SELECT rank, name, class, counted_steps FROM sources ORDER BY rank") == [
-        ["1", "Health", "typed-in", "0"], ["2", "Watch", "Apple Watch", "1000"], ["3", "Phone", "iPhone", "400"],
+        ["1", "Health", "typed-in", "0"], ["2", "Watch", "Apple Watch", "1000"],
+        ["3", "Phone", "iPhone", "400"],
       ])
     #expect(
       try query(
         path,
         "SELECT kind, start, end, utc_offset, local_date, value, source, device_model, user_entered, counted FROM samples ORDER BY id"
       ) == [
-        ["steps", "2026-11-29T00:00:00Z", "2026-11-29T00:10:00Z", "28800", "2026-11-29", "1000.0", "Watch", "Watch", "0", "1000.0"],
-        ["steps", "2026-11-29T00:05:00Z", "2026-11-29T00:15:00Z", "28800", "2026-11-29", "800.0", "Phone", "iPhone", "0", "400.0"],
-        ["distance", "2026-11-29T00:00:00Z", "2026-11-29T00:10:00Z", "28800", "2026-11-29", "750.4", "Watch", "Watch", "0", "750.4"],
-        ["steps", "2026-11-30T00:00:00Z", "2026-11-30T00:30:00Z", "28800", "2026-11-30", "2500.0", "Health", "NULL", "1", "0.0"],
+        [
+          "steps", "2026-11-29T00:00:00Z", "2026-11-29T00:10:00Z", "28800", "2026-11-29", "1000.0", "Watch",
+          "Watch", "0", "1000.0",
+        ],
+        [
+          "steps", "2026-11-29T00:05:00Z", "2026-11-29T00:15:00Z", "28800", "2026-11-29", "800.0", "Phone",
+          "iPhone", "0", "400.0",
+        ],
+        [
+          "distance", "2026-11-29T00:00:00Z", "2026-11-29T00:10:00Z", "28800", "2026-11-29", "750.4", "Watch",
+          "Watch", "0", "750.4",
+        ],
+        [
+          "steps", "2026-11-30T00:00:00Z", "2026-11-30T00:30:00Z", "28800", "2026-11-30", "2500.0", "Health",
+          "NULL", "1", "0.0",
+        ],
       ])
     #expect(
-      try query(path, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'samples_%' ORDER BY name")
+      try query(
+        path, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'samples_%' ORDER BY name")
         == [["samples_by_local_date"], ["samples_by_source"], ["samples_by_start"]])
     // Writing again replaces the file rather than failing on existing tables.
     try SQLiteWriter(path: path).write(tally, log: log)

@@ -30,7 +30,9 @@ struct CountingArguments: Sendable {
   static let policyOptions: [ArgumentSpec.Option] = [
     .init(
       "policy", value: "health|device|all",
-      help: "health: leave out hand-typed steps (default); device: only Apple Watch and iPhone; all: keep everything."),
+      help:
+        "health: leave out hand-typed steps (default); device: only Apple Watch and iPhone; all: keep everything."
+    ),
     .init(
       "time-zone", value: "recorded|Area/City",
       help: "Where days begin: each sample's recorded UTC offset (default) or a named zone."),
@@ -39,7 +41,8 @@ struct CountingArguments: Sendable {
       help: "Sources to rank first, in this order; the rest follow the default ranking."),
   ]
 
-  static let quietFlag = ArgumentSpec.Flag("quiet", short: "q", help: "No progress bar or notes on standard error.")
+  static let quietFlag = ArgumentSpec.Flag(
+    "quiet", short: "q", help: "No progress bar or notes on standard error.")
 
   /// Reads the shared options from `parsed`.
   ///
@@ -70,7 +73,8 @@ struct CountingArguments: Sendable {
     }
     if let text = parsed.value("time-zone") {
       guard let value = TimeZoneRule(text) else {
-        throw UsageError("invalid --time-zone '\(text)': expected recorded or an IANA zone such as Asia/Shanghai")
+        throw UsageError(
+          "invalid --time-zone '\(text)': expected recorded or an IANA zone such as Asia/Shanghai")
       }
       options.timeZone = value
     }

@@ -30,7 +30,8 @@ final class ProgressBar: @unchecked Sendable {
     if let lastDrawn, now - lastDrawn < .milliseconds(100) { return }
     lastDrawn = now
     let elapsed = Self.seconds(now - started)
-    write("\r" + Self.line(bytesRead: bytesRead, totalBytes: totalBytes, elapsedSeconds: elapsed) + "\u{1B}[K")
+    write(
+      "\r" + Self.line(bytesRead: bytesRead, totalBytes: totalBytes, elapsedSeconds: elapsed) + "\u{1B}[K")
     drawn = true
   }
 

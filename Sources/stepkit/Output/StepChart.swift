@@ -71,15 +71,18 @@ enum StepChart {
     svg.append("<title>\(escape(title))</title>")
     svg.append("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>")
     svg.append(
-      "<text x=\"\(n(left))\" y=\"30\" font-size=\"19\" font-weight=\"600\" fill=\"#1d2433\">\(escape(title))</text>")
+      "<text x=\"\(n(left))\" y=\"30\" font-size=\"19\" font-weight=\"600\" fill=\"#1d2433\">\(escape(title))</text>"
+    )
     // Legend.
     let legendY = 52.0
     svg.append(
       "<rect x=\"\(n(left))\" y=\"\(n(legendY - 10))\" width=\"14\" height=\"12\" fill=\"#d5dae3\"/>"
-        + "<text x=\"\(n(left + 20))\" y=\"\(n(legendY))\" fill=\"#3c4557\">raw steps (every sample added up)</text>")
+        + "<text x=\"\(n(left + 20))\" y=\"\(n(legendY))\" fill=\"#3c4557\">raw steps (every sample added up)</text>"
+    )
     svg.append(
       "<rect x=\"\(n(left + 270))\" y=\"\(n(legendY - 10))\" width=\"14\" height=\"12\" fill=\"#2f6fde\"/>"
-        + "<text x=\"\(n(left + 290))\" y=\"\(n(legendY))\" fill=\"#3c4557\">steps (counted once, hand-typed out)</text>")
+        + "<text x=\"\(n(left + 290))\" y=\"\(n(legendY))\" fill=\"#3c4557\">steps (counted once, hand-typed out)</text>"
+    )
     svg.append(
       "<line x1=\"\(n(left + 560))\" y1=\"\(n(legendY - 4))\" x2=\"\(n(left + 590))\" y2=\"\(n(legendY - 4))\" "
         + "stroke=\"#e8590c\" stroke-width=\"2.5\"/>"

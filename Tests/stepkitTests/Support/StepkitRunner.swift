@@ -41,7 +41,8 @@ enum StepkitRunner {
   static var binary: URL { productsDirectory.appendingPathComponent("stepkit") }
 
   /// Runs `stepkit arguments` in the fixtures directory.
-  static func run(_ arguments: [String], stdin: String? = nil, in directory: URL = fixtures) throws -> Result {
+  static func run(_ arguments: [String], stdin: String? = nil, in directory: URL = fixtures) throws -> Result
+  {
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
@@ -49,7 +50,8 @@ enum StepkitRunner {
     var environment = ProcessInfo.processInfo.environment
     environment["LANG"] = "C"
     process.environment = environment
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("stepkit-run-\(UUID().uuidString)")
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "stepkit-run-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
     let out = scratch.appendingPathComponent("out")
@@ -78,7 +80,8 @@ enum StepkitRunner {
   /// Runs `stepkit arguments` and compares the transcript with `Golden/name.txt`.
   @discardableResult
   static func expectGolden(
-    _ name: String, _ arguments: [String], stdin: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ name: String, _ arguments: [String], stdin: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> Result {
     let result = try run(arguments, stdin: stdin)
     let transcript = result.transcript(arguments, stdin: stdin)
@@ -93,7 +96,9 @@ enum StepkitRunner {
         sourceLocation: sourceLocation)
       return result
     }
-    #expect(transcript == expected, "stepkit \(arguments.joined(separator: " ")) differs from Golden/\(name).txt", sourceLocation: sourceLocation)
+    #expect(
+      transcript == expected, "stepkit \(arguments.joined(separator: " ")) differs from Golden/\(name).txt",
+      sourceLocation: sourceLocation)
     return result
   }
 }
