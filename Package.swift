@@ -21,7 +21,17 @@ let package = Package(
     ),
     // Reads Apple Health exports (export.zip / export.xml) as a stream.
     .target(name: "HealthExport", dependencies: ["StepKitCore", "CZlib"]),
-    .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CZlib"]),
+    .testTarget(
+      name: "HealthExportTests", dependencies: ["HealthExport", "CZlib", "export-generator"], resources: [.copy("Fixtures")]),
+    // Writes deterministic, realistic Apple Health exports (export.xml / export.zip) for tests,
+    // the demo and benchmarks.
+    .executableTarget(name: "export-generator", dependencies: ["CZlib"], path: "Benchmarks/ExportGenerator"),
+    // Release benchmark of the engine alone (not part of the tests).
+    .executableTarget(
+      name: "core-benchmark", dependencies: ["StepKitCore"], path: "Benchmarks/CoreBenchmark"),
+    // Release benchmark of the export reader (Benchmarks/run-benchmarks.sh compares it with peers).
+    .executableTarget(
+      name: "reader-benchmark", dependencies: ["HealthExport", "StepKitCore"], path: "Benchmarks/ReaderBenchmark"),
 
     // System SQLite (Debian libsqlite3-dev; the SDK's libsqlite3 on Apple platforms).
     .systemLibrary(
@@ -41,9 +51,6 @@ let package = Package(
       dependencies: ["stepkit", "StepKitCore", "CSQLite"],
       exclude: ["Golden", "Fixtures"]
     ),
-    // Release benchmark of the engine alone (not part of the tests).
-    .executableTarget(
-      name: "core-benchmark", dependencies: ["StepKitCore"], path: "Benchmarks/CoreBenchmark"),
   ]
 )
 

@@ -94,24 +94,57 @@ public enum ExportReader {
   }
 
   /// Opens `input` and names the zip entry it reads, if any.
+  ///
+  /// A zip archive is recognised by its first bytes (`PK\u{3}\u{4}`, or
+  /// `PK\u{5}\u{6}` for an empty one), never by its name: an `export.xml`
+  /// renamed to `.zip` is still read, and a `.zip` that is neither a zip nor
+  /// XML is reported as ``HealthExportError/notAZip(path:)``.
   private static func open(_ input: ExportInput) throws(HealthExportError) -> (any ByteChunkSource, String?) {
-    let source: any ByteChunkSource
-    let outerName: String
     switch input {
-    case .path(let path):
-      source = try ExportSources.open(path: path)
-      outerName = path
     case .standardInput:
-      source = try ExportSources.open(path: "-")
-      outerName = "-"
+      return (FileChunkSource.standardInput(), nil)
+    case .path(let path):
+      if path == "-" { return (FileChunkSource.standardInput(), nil) }
+      var info = stat()
+      guard stat(path, &info) == 0 else {
+        throw .cannotOpen(path: path, reason: PlatformError.lastMessage())
+      }
+      // Pipes and devices cannot be searched for a zip directory: read them as XML.
+      guard (info.st_mode & S_IFMT) == S_IFREG else { return (try FileChunkSource(path: path), nil) }
+      let file = try FileByteSource(path: path)
+      let head = try file.readBytes(at: 0, count: Int(min(file.byteCount, 64)), what: "file signature")
+      switch classify(head[...], name: path) {
+      case .zip: return try openZip(ZipArchive(source: file))
+      case .xml: return (try FileChunkSource(path: path), nil)
+      case .notAZip: throw .notAZip(path: path)
+      }
     case .data(let data, let name):
-      source = try ExportSources.open(data: data, name: name)
-      outerName = name
+      switch classify(ArraySlice(data.prefix(64)), name: name) {
+      case .zip: return try openZip(ZipArchive(source: MemoryByteSource(data, displayName: name)))
+      case .xml: return (MemoryChunkSource(data, displayName: name), nil)
+      case .notAZip: throw .notAZip(path: name)
+      }
     }
-    var entryName: String?
-    if source is ZipEntryChunkSource, source.displayName.hasPrefix(outerName + ":") {
-      entryName = String(source.displayName.dropFirst(outerName.count + 1))
+  }
+
+  private enum Kind { case zip, xml, notAZip }
+
+  /// Decides by content; the name only picks the error for unreadable bytes.
+  private static func classify(_ head: ArraySlice<UInt8>, name: String) -> Kind {
+    let bytes = Array(head)
+    if bytes.count >= 4, bytes[0] == 0x50, bytes[1] == 0x4B,
+      (bytes[2] == 3 && bytes[3] == 4) || (bytes[2] == 5 && bytes[3] == 6)
+    {
+      return .zip
     }
-    return (source, entryName)
+    var i = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    while i < bytes.count, ByteScanning.isSpace(bytes[i]) { i += 1 }
+    if i < bytes.count, bytes[i] == 60 { return .xml }
+    return name.lowercased().hasSuffix(".zip") ? .notAZip : .xml
+  }
+
+  private static func openZip(_ archive: ZipArchive) throws(HealthExportError) -> (any ByteChunkSource, String?) {
+    let entry = try HealthXMLLocator.healthExportEntry(in: archive)
+    return (try ZipEntryChunkSource(archive: archive, entry: entry), entry.name)
   }
 }

@@ -24,11 +24,18 @@ struct OriginCache {
   private var entries: [Entry] = []
   private var slots = [Int32](repeating: -1, count: 64)
   private var lastHit = -1
+  private var previousHit = -1
 
   /// The cached origin for these bytes, if any.
   @inline(__always)
   mutating func find(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?) -> OriginID? {
+    // Records come in runs from one or two origins (a watch and a phone):
+    // compare with the last two before hashing.
     if lastHit >= 0, matches(entries[lastHit], source, device) { return entries[lastHit].origin }
+    if previousHit >= 0, matches(entries[previousHit], source, device) {
+      swap(&lastHit, &previousHit)
+      return entries[lastHit].origin
+    }
     let hash = Self.hash(source, device)
     let mask = slots.count - 1
     var slot = Int(truncatingIfNeeded: hash) & mask
@@ -36,6 +43,7 @@ struct OriginCache {
       let index = Int(slots[slot])
       if index < 0 { return nil }
       if entries[index].hash == hash, matches(entries[index], source, device) {
+        previousHit = lastHit
         lastHit = index
         return entries[index].origin
       }
@@ -52,6 +60,7 @@ struct OriginCache {
     keyBytes.append(contentsOf: source)
     if let device { keyBytes.append(contentsOf: device) }
     entries.append(entry)
+    previousHit = lastHit
     lastHit = entries.count - 1
     if entries.count * 2 > slots.count {
       slots = [Int32](repeating: -1, count: slots.count * 2)
@@ -85,12 +94,34 @@ struct OriginCache {
 
   @inline(__always)
   private static func hash(_ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>?) -> UInt64 {
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    for b in source { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-    h = (h ^ 0xff) &* 0x100_0000_01b3
-    if let device {
-      for b in device { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+    var h = mix(0x9E37_79B9_7F4A_7C15, UInt64(source.count) &+ UInt64(bitPattern: Int64(device?.count ?? -1)) << 32)
+    h = mix(h, words(source))
+    if let device { h = mix(h, words(device)) }
+    return h ^ (h >> 31)
+  }
+
+  /// The bytes folded eight at a time.
+  @inline(__always)
+  private static func words(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    guard let base = bytes.baseAddress else { return 0 }
+    let raw = UnsafeRawPointer(base)
+    var h: UInt64 = 0
+    var i = 0
+    while bytes.count - i >= 8 {
+      h = mix(h, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+      i += 8
     }
-    return h ^ (h >> 29)
+    var tail: UInt64 = 0
+    while i < bytes.count {
+      tail = tail << 8 | UInt64(base[i])
+      i += 1
+    }
+    return mix(h, tail)
+  }
+
+  @inline(__always)
+  private static func mix(_ h: UInt64, _ word: UInt64) -> UInt64 {
+    let m = (h ^ word) &* 0xff51_afd7_ed55_8ccd
+    return m ^ (m >> 32)
   }
 }

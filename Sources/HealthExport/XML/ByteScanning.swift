@@ -21,23 +21,50 @@ enum ByteScanning {
 
   /// Counts line feeds and stray control characters (C0 controls other than
   /// tab, line feed and carriage return) in `base[0 ..< count]`.
+  ///
+  /// Sixteen bytes at a time it counts bytes below 0x20 and line feeds; only a
+  /// block where the two differ (tabs, carriage returns, stray controls) is
+  /// looked at byte by byte.
   @inline(__always)
   static func countLinesAndControls(_ base: UnsafePointer<UInt8>, _ count: Int) -> (lines: Int, controls: Int) {
     var lines = 0
     var controls = 0
     var i = 0
-    while i < count {
-      let blockEnd = i + min(count - i, 255)
-      var l: UInt8 = 0
-      var c: UInt8 = 0
+    let raw = UnsafeRawPointer(base)
+    let newline = SIMD16<UInt8>(repeating: 10)
+    let space = SIMD16<UInt8>(repeating: 32)
+    let one = SIMD16<UInt8>(repeating: 1)
+    let zero = SIMD16<UInt8>(repeating: 0)
+    while count - i >= 16 {
+      // Up to 255 vectors per block, so that 8-bit lanes cannot overflow.
+      let blockStart = i
+      let blockEnd = i + min((count - i) & ~15, 255 * 16)
+      var newlines = zero
+      var belowSpace = zero
       while i < blockEnd {
-        let b = base[i]
-        l &+= b == 10 ? 1 : 0
-        c &+= (b < 32) && (b != 9) && (b != 10) && (b != 13) ? 1 : 0
-        i += 1
+        let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+        newlines &+= zero.replacing(with: one, where: v .== newline)
+        belowSpace &+= zero.replacing(with: one, where: v .< space)
+        i += 16
       }
-      lines += Int(l)
-      controls += Int(c)
+      let blockLines = Int(SIMD16<UInt16>(truncatingIfNeeded: newlines).wrappedSum())
+      let blockBelow = Int(SIMD16<UInt16>(truncatingIfNeeded: belowSpace).wrappedSum())
+      lines += blockLines
+      if blockBelow != blockLines {
+        for j in blockStart..<blockEnd {
+          let b = base[j]
+          if b < 32 && b != 9 && b != 10 && b != 13 { controls += 1 }
+        }
+      }
+    }
+    while i < count {
+      let b = base[i]
+      if b == 10 {
+        lines += 1
+      } else if b < 32 && b != 9 && b != 13 {
+        controls += 1
+      }
+      i += 1
     }
     return (lines, controls)
   }
@@ -50,22 +77,49 @@ enum ByteScanning {
   @inline(__always)
   static func isPlainTagBody(_ base: UnsafePointer<UInt8>, _ count: Int) -> Bool {
     var quotes = 0
-    var odd: UInt8 = 0
+    var bad = false
     var i = 0
-    while i < count {
-      let blockEnd = i + min(count - i, 255)
-      var q: UInt8 = 0
-      var bad: UInt8 = 0
-      while i < blockEnd {
-        let b = base[i]
-        q &+= b == 34 ? 1 : 0
-        bad |= (b == 39) || (b == 60) ? 1 : 0
-        i += 1
+    let raw = UnsafeRawPointer(base)
+    let quote = SIMD16<UInt8>(repeating: 34)
+    let apostrophe = SIMD16<UInt8>(repeating: 39)
+    let less = SIMD16<UInt8>(repeating: 60)
+    let one = SIMD16<UInt8>(repeating: 1)
+    let zero = SIMD16<UInt8>(repeating: 0)
+    if count >= 16 {
+      var quoteLanes = zero
+      var badLanes = SIMDMask<SIMD16<Int8>>(repeating: false)
+      var vectors = 0
+      while count - i >= 16 {
+        let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+        quoteLanes &+= zero.replacing(with: one, where: v .== quote)
+        badLanes .|= (v .== apostrophe) .| (v .== less)
+        i += 16
+        vectors += 1
+        if vectors == 255 {
+          quotes += Int(SIMD16<UInt16>(truncatingIfNeeded: quoteLanes).wrappedSum())
+          quoteLanes = zero
+          vectors = 0
+        }
       }
-      quotes += Int(q)
-      odd |= bad
+      if i < count {
+        // The last 16 bytes, overlapping what was already counted.
+        let v = raw.loadUnaligned(fromByteOffset: count - 16, as: SIMD16<UInt8>.self)
+        let lanes = SIMD16<UInt8>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+        let fresh = lanes .>= SIMD16<UInt8>(repeating: UInt8(16 - (count - i)))
+        quoteLanes &+= zero.replacing(with: one, where: (v .== quote) .& fresh)
+        badLanes .|= (v .== apostrophe) .| (v .== less)
+        i = count
+      }
+      quotes += Int(SIMD16<UInt16>(truncatingIfNeeded: quoteLanes).wrappedSum())
+      bad = any(badLanes)
     }
-    return odd == 0 && quotes & 1 == 0
+    while i < count {
+      let b = base[i]
+      if b == 34 { quotes += 1 }
+      if b == 39 || b == 60 { bad = true }
+      i += 1
+    }
+    return !bad && quotes & 1 == 0
   }
 
   /// The index just past the last line feed in `base[0 ..< to]`, or `nil`.

@@ -35,7 +35,12 @@ extension XMLScanner {
     guard ByteScanning.isNameStart(base[i]) else {
       throw malformed(at: i, "unexpected character in a tag")
     }
-    while i < limit, base[i] != 61, ByteScanning.isNameByte(base[i]) { i += 1 }
+    i += 1
+    while i < limit {
+      let c = base[i]
+      if c == 61 || c <= 32 { break }
+      i += 1
+    }
     let nameEnd = i
     while i < limit, ByteScanning.isSpace(base[i]) { i += 1 }
     guard i < limit, base[i] == 61 else {

@@ -1,0 +1,504 @@
+import Foundation
+
+/// How much happens in a day.
+struct Density {
+  var bouts: ClosedRange<Int>
+  var watchPiece: ClosedRange<Int>
+  var phonePiece: ClosedRange<Int>
+  var heartRateEvery: ClosedRange<Int>?
+  var activeEnergyEvery: ClosedRange<Int>?
+  var basalEnergy: Bool
+  var heartRateVariability: Bool
+
+  static let full = Density(
+    bouts: 4...9, watchPiece: 60...420, phonePiece: 120...600, heartRateEvery: 180...420,
+    activeEnergyEvery: 60...180, basalEnergy: true, heartRateVariability: true)
+  static let demo = Density(
+    bouts: 2...4, watchPiece: 600...1500, phonePiece: 900...1800, heartRateEvery: nil,
+    activeEnergyEvery: nil, basalEnergy: false, heartRateVariability: false)
+}
+
+/// A source that writes records: its name (raw UTF-8, as exports carry it) and device.
+struct GeneratedSource {
+  var name: String
+  var versions: [String]
+  var device: (name: String, manufacturer: String, model: String, hardware: String)?
+  var addresses: [String]
+
+  /// The software version on `date`: `versions` lists one per half year from 2021.
+  func version(on date: CivilDate) -> String {
+    let half = (date.year - 2021) * 2 + (date.month >= 9 ? 1 : 0)
+    return versions[max(0, min(half, versions.count - 1))]
+  }
+
+  /// The escaped `device` attribute value, or nil.
+  func deviceAttribute(on date: CivilDate, address: Int) -> String? {
+    guard let device else { return nil }
+    let pointer = addresses[address % addresses.count]
+    return "&lt;&lt;HKDevice: \(pointer)&gt;, name:\(device.name), manufacturer:\(device.manufacturer), "
+      + "model:\(device.model), hardware:\(device.hardware), software:\(version(on: date))&gt;"
+  }
+}
+
+/// Writes an Apple Health export.xml, day by day, and tallies the raw steps
+/// it wrote per local day.
+final class ExportWriter {
+  struct DayTally {
+    var date: String
+    var rawSteps: Int
+    var manualSteps: Int
+    var stepSamples: Int
+  }
+
+  private let sink: ByteSink
+  private var random: SeededRandom
+  private let density: Density
+  private let timeline: Timeline
+  private let firstEpochDay: Int
+  private(set) var tallies: [DayTally] = []
+  private var day: DayContext
+  private var dayTally = DayTally(date: "", rawSteps: 0, manualSteps: 0, stepSamples: 0)
+
+  private let phone: GeneratedSource
+  private let watch: GeneratedSource
+  private let stepApp: GeneratedSource
+  private let health: GeneratedSource
+  private let scale: GeneratedSource
+
+  init(sink: ByteSink, seed: UInt64, density: Density, timeline: Timeline, firstEpochDay: Int) {
+    self.sink = sink
+    random = SeededRandom(seed: seed)
+    self.density = density
+    self.timeline = timeline
+    self.firstEpochDay = firstEpochDay
+    day = DayContext(index: 0, firstEpochDay: firstEpochDay, zone: timeline.home)
+    var addressRandom = SeededRandom(seed: seed ^ 0xADD2E55)
+    func addresses(_ count: Int) -> [String] {
+      (0..<count).map { _ in "0x" + String(0x2_8000_0000 + (addressRandom.next() % 0x7FFF_FFFF) & ~0xF, radix: 16) }
+    }
+    phone = GeneratedSource(
+      name: "Lena’s iPhone", versions: ["14.4", "15.0.2", "15.4.1", "16.1", "16.5", "17.1.2", "17.5.1", "18.1", "18.3.2", "26.0.1", "26.2"],
+      device: ("iPhone", "Apple Inc.", "iPhone", "iPhone14,2"), addresses: addresses(48))
+    watch = GeneratedSource(
+      name: "Lena’s Apple Watch", versions: ["7.3", "8.0.1", "8.5", "9.1", "9.5", "10.1", "10.5", "11.1", "11.3", "26.0", "26.2"],
+      device: ("Apple Watch", "Apple Inc.", "Watch", "Watch6,1"), addresses: addresses(48))
+    stepApp = GeneratedSource(
+      name: "小米运动健康", versions: ["3.2.1", "3.8.0", "3.12.2", "3.18.0", "3.21.0", "3.24.1", "3.30.0"], device: nil, addresses: [])
+    health = GeneratedSource(
+      name: "Health", versions: ["14.4", "15.0.2", "15.4.1", "16.1", "16.5", "17.1.2", "17.5.1", "18.1", "18.3.2", "26.0.1", "26.2"],
+      device: nil, addresses: [])
+    scale = GeneratedSource(
+      name: "Health Mate", versions: ["6.2.0", "6.5.1"],
+      device: ("Withings BPM Connect", "Withings", "BPM Connect", "BPM Connect"), addresses: addresses(4))
+  }
+
+  // MARK: Document
+
+  func writeHeader(brokenDTD: Bool, exportDay: CivilDate) {
+    sink.append(Array(ExportDTD.text(broken: brokenDTD).utf8))
+    sink.append("<HealthData locale=\"de_DE\">\n <ExportDate value=\"")
+    sink.append(exportDay.isoBytes)
+    let offset = Timeline.offset(in: timeline.home, localEpoch: exportDay.daysSinceEpoch * 86400 + 33153)
+    sink.append(" 09:12:33")
+    sink.append(offsetBytes(offset))
+    sink.append(
+      "\"/>\n <Me HKCharacteristicTypeIdentifierDateOfBirth=\"1988-06-14\" HKCharacteristicTypeIdentifierBiologicalSex=\"HKBiologicalSexFemale\" HKCharacteristicTypeIdentifierBloodType=\"HKBloodTypeAPositive\" HKCharacteristicTypeIdentifierFitzpatrickSkinType=\"HKFitzpatrickSkinTypeNotSet\" HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse=\"None\"/>\n"
+    )
+  }
+
+  func writeFooter() {
+    sink.append("</HealthData>\n")
+  }
+
+  // MARK: Days
+
+  /// Writes every record of day `index`.
+  func writeDay(_ index: Int) throws {
+    day = DayContext(index: index, firstEpochDay: firstEpochDay, zone: timeline.zone(onDay: index))
+    dayTally = DayTally(date: day.date.iso, rawSteps: 0, manualSteps: 0, stepSamples: 0)
+    let address = random.int(0...1000)
+
+    let wearsWatch = !random.chance(8)
+    let thirdPartyActive = random.chance(45)
+    let bouts = makeBouts()
+
+    let phonePrefix = quantityPrefixes(phone, address: address)
+    let watchPrefix = quantityPrefixes(watch, address: address)
+    let appPrefix = quantityPrefixes(stepApp, address: address)
+
+    if random.chance(8) {
+      // Walking home after midnight, phone only.
+      let start = random.int(300...1500)
+      writeSteps(phonePrefix, start: start, end: start + random.int(300...900), steps: random.int(300...1400))
+    }
+    for bout in bouts {
+      if wearsWatch {
+        writePieces(watchPrefix, bout: bout, pieceLength: density.watchPiece, shift: 0, variation: 3)
+      }
+      if random.chance(72) {
+        writePieces(
+          phonePrefix, bout: bout, pieceLength: density.phonePiece, shift: random.int(-40...40), variation: 8)
+      }
+      if thirdPartyActive {
+        let steps = bout.steps * random.int(98...106) / 100
+        writeSteps(appPrefix, start: bout.start - 30, end: bout.start + bout.duration + 30, steps: steps)
+      }
+    }
+    if index % 9 == 4 {
+      writeManualEntry()
+    }
+    try sink.flushIfNeeded()
+    writeNoise(bouts: bouts, wearsWatch: wearsWatch, address: address)
+    tallies.append(dayTally)
+    try sink.flushIfNeeded()
+  }
+
+  struct Bout {
+    var start: Int
+    var duration: Int
+    var steps: Int
+  }
+
+  private func makeBouts() -> [Bout] {
+    let count = random.int(density.bouts)
+    var slots = (0..<count).map { _ in random.int(7 * 3600...21 * 3600) }.sorted()
+    var bouts: [Bout] = []
+    var earliest = 7 * 3600
+    for index in slots.indices {
+      slots[index] = max(slots[index], earliest)
+      let duration = random.int(3...30) * 60 + random.int(0...59)
+      guard slots[index] + duration < 22 * 3600 + 1800 else { break }
+      let cadence = random.int(85...125)  // steps per minute
+      bouts.append(Bout(start: slots[index], duration: duration, steps: cadence * duration / 60))
+      earliest = slots[index] + duration + random.int(300...3600)
+    }
+    return bouts
+  }
+
+  /// Step and distance record prefixes for a source on this day.
+  private struct Prefixes {
+    var steps: [UInt8]
+    var distance: [UInt8]
+  }
+
+  private func quantityPrefixes(_ source: GeneratedSource, address: Int) -> Prefixes {
+    Prefixes(
+      steps: prefix(type: "HKQuantityTypeIdentifierStepCount", source: source, unit: "count", address: address),
+      distance: prefix(
+        type: "HKQuantityTypeIdentifierDistanceWalkingRunning", source: source, unit: "km", address: address))
+  }
+
+  /// ` <Record type="…" sourceName="…" sourceVersion="…" device="…" unit="…" creationDate="`.
+  private func prefix(type: String, source: GeneratedSource, unit: String, address: Int, element: String = "Record")
+    -> [UInt8]
+  {
+    var text = " <\(element) type=\"\(type)\" sourceName=\"\(source.name)\" sourceVersion=\"\(source.version(on: day.date))\""
+    if let device = source.deviceAttribute(on: day.date, address: address) {
+      text += " device=\"\(device)\""
+    }
+    if !unit.isEmpty { text += " unit=\"\(unit)\"" }
+    text += " creationDate=\""
+    return Array(text.utf8)
+  }
+
+  private func writePieces(_ prefixes: Prefixes, bout: Bout, pieceLength: ClosedRange<Int>, shift: Int, variation: Int) {
+    var start = bout.start + shift
+    let end = bout.start + bout.duration + shift
+    while start < end {
+      let length = min(random.int(pieceLength), end - start)
+      let nominal = bout.steps * length / max(bout.duration, 1)
+      let steps = max(1, nominal * random.int((100 - variation)...(100 + variation / 2)) / 100)
+      writeSteps(prefixes, start: start, end: start + length, steps: steps)
+      start += length
+    }
+  }
+
+  /// One step record and its distance record.
+  private func writeSteps(_ prefixes: Prefixes, start: Int, end: Int, steps: Int) {
+    let offset = day.offset(at: start)
+    let creation = end + random.int(20...400)
+    sink.append(prefixes.steps)
+    writeDates(creation: creation, start: start, end: end, offset: offset)
+    sink.append(integer: steps)
+    sink.append("\"/>\n")
+    dayTally.rawSteps += steps
+    dayTally.stepSamples += 1
+
+    let centimetres = steps * random.int(68...79)  // stride length
+    sink.append(prefixes.distance)
+    writeDates(creation: creation, start: start, end: end, offset: offset)
+    sink.append(fixed: centimetres, decimals: 5)  // km with 5 decimals
+    sink.append("\"/>\n")
+  }
+
+  /// `…" startDate="…" endDate="…" value="` after the creation date.
+  private func writeDates(creation: Int, start: Int, end: Int, offset: Int) {
+    writeDate(creation, offset: offset)
+    sink.append("\" startDate=\"")
+    writeDate(start, offset: offset)
+    sink.append("\" endDate=\"")
+    writeDate(end, offset: offset)
+    sink.append("\" value=\"")
+  }
+
+  private let offsetCache = OffsetCache()
+
+  /// `YYYY-MM-DD HH:mm:ss ±HHMM` for a second of the current day (may spill into the next).
+  private func writeDate(_ second: Int, offset: Int) {
+    let dayShift = second >= 86400 ? second / 86400 : (second < 0 ? -1 : 0)
+    let within = second - dayShift * 86400
+    sink.append(day.dateBytes(shiftedBy: dayShift))
+    sink.append(byte: UInt8(ascii: " "))
+    sink.append(twoDigits: within / 3600)
+    sink.append(byte: UInt8(ascii: ":"))
+    sink.append(twoDigits: within / 60 % 60)
+    sink.append(byte: UInt8(ascii: ":"))
+    sink.append(twoDigits: within % 60)
+    sink.append(offsetCache.bytes(offset))
+  }
+
+  private func writeManualEntry() {
+    let start = random.int(17 * 3600...19 * 3600) / 60 * 60
+    let end = start + 30 * 60
+    let steps = random.int(5...30) * 100
+    let offset = day.offset(at: start)
+    let stepPrefix = prefix(type: "HKQuantityTypeIdentifierStepCount", source: health, unit: "count", address: 0)
+    sink.append(stepPrefix)
+    writeDates(creation: end + random.int(3600...7200), start: start, end: end, offset: offset)
+    sink.append(integer: steps)
+    sink.append("\">\n  <MetadataEntry key=\"HKWasUserEntered\" value=\"1\"/>\n </Record>\n")
+    dayTally.rawSteps += steps
+    dayTally.manualSteps += steps
+    dayTally.stepSamples += 1
+    if random.chance(50) {
+      let distancePrefix = prefix(
+        type: "HKQuantityTypeIdentifierDistanceWalkingRunning", source: health, unit: "km", address: 0)
+      sink.append(distancePrefix)
+      writeDates(creation: end + 7300, start: start, end: end, offset: offset)
+      sink.append(fixed: steps * 72, decimals: 5)
+      sink.append("\">\n  <MetadataEntry key=\"HKWasUserEntered\" value=\"1\"/>\n </Record>\n")
+    }
+  }
+
+  // MARK: Noise
+
+  private func writeNoise(bouts: [Bout], wearsWatch: Bool, address: Int) {
+    let isWalking: (Int) -> Bool = { second in
+      bouts.contains { $0.start <= second && second < $0.start + $0.duration }
+    }
+    if wearsWatch, let every = density.heartRateEvery {
+      let heartPrefix = prefix(
+        type: "HKQuantityTypeIdentifierHeartRate", source: watch, unit: "count/min", address: address)
+      var second = 6 * 3600 + random.int(0...600)
+      while second < 86000 {
+        let walking = isWalking(second)
+        sink.append(heartPrefix)
+        writeDates(creation: second + random.int(1...300), start: second, end: second, offset: day.offset(at: second))
+        sink.append(integer: walking ? random.int(95...135) : random.int(56...82))
+        sink.append("\">\n  <MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\" value=\"")
+        sink.append(integer: walking ? 2 : random.int(0...1))
+        sink.append("\"/>\n </Record>\n")
+        second += walking ? random.int(20...60) : random.int(every)
+      }
+    }
+    if wearsWatch, let every = density.activeEnergyEvery {
+      let energyPrefix = prefix(
+        type: "HKQuantityTypeIdentifierActiveEnergyBurned", source: watch, unit: "kcal", address: address)
+      var second = 6 * 3600 + random.int(0...120)
+      while second < 86000 {
+        let length = random.int(45...70)
+        sink.append(energyPrefix)
+        writeDates(
+          creation: second + length + random.int(1...200), start: second, end: second + length,
+          offset: day.offset(at: second))
+        sink.append(fixed: isWalking(second) ? random.int(3000...9000) : random.int(40...900), decimals: 3)
+        sink.append("\"/>\n")
+        second += length + random.int(every)
+      }
+    }
+    if density.basalEnergy {
+      let basalPrefix = prefix(
+        type: "HKQuantityTypeIdentifierBasalEnergyBurned", source: wearsWatch ? watch : phone, unit: "kcal",
+        address: address)
+      var second = random.int(0...600)
+      while second < 86000 {
+        sink.append(basalPrefix)
+        writeDates(creation: second + 1900, start: second, end: second + 1800, offset: day.offset(at: second))
+        sink.append(fixed: random.int(28_000...36_000), decimals: 3)
+        sink.append("\"/>\n")
+        second += 1800
+      }
+    }
+    if wearsWatch, density.heartRateVariability {
+      writeHeartRateVariability(address: address)
+    }
+    if day.index % 7 == 2 {
+      writeBloodPressure(address: address)
+    }
+    if wearsWatch, let longest = bouts.max(by: { $0.duration < $1.duration }), longest.duration > 20 * 60,
+      day.index % 3 == 0
+    {
+      writeWorkout(longest, address: address)
+    }
+    writeActivitySummary(bouts: bouts)
+  }
+
+  private func writeHeartRateVariability(address: Int) {
+    let hrvPrefix = prefix(
+      type: "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", source: watch, unit: "ms", address: address)
+    let start = random.int(1 * 3600...5 * 3600)
+    let offset = day.offset(at: start)
+    sink.append(hrvPrefix)
+    writeDates(creation: start + 70, start: start, end: start + 60, offset: offset)
+    sink.append(fixed: random.int(20_000...90_000), decimals: 3)
+    sink.append("\">\n  <HeartRateVariabilityMetadataList>\n")
+    var second = start
+    for _ in 0..<random.int(40...70) {
+      sink.append("   <InstantaneousBeatsPerMinute bpm=\"")
+      sink.append(integer: random.int(52...78))
+      sink.append("\" time=\"")
+      // Wall-clock time with centiseconds, as the export writes it (`1:23:45.67 AM`).
+      let hour12 = second / 3600 % 12 == 0 ? 12 : second / 3600 % 12
+      sink.append(integer: hour12)
+      sink.append(byte: UInt8(ascii: ":"))
+      sink.append(twoDigits: second / 60 % 60)
+      sink.append(byte: UInt8(ascii: ":"))
+      sink.append(twoDigits: second % 60)
+      sink.append(byte: UInt8(ascii: "."))
+      sink.append(twoDigits: random.int(0...99))
+      sink.append(second / 3600 < 12 ? " AM\"/>\n" : " PM\"/>\n")
+      second += 1
+    }
+    sink.append("  </HeartRateVariabilityMetadataList>\n </Record>\n")
+  }
+
+  private func writeBloodPressure(address: Int) {
+    let start = random.int(7 * 3600...8 * 3600)
+    let offset = day.offset(at: start)
+    let systolic = random.int(112...134)
+    let diastolic = random.int(70...86)
+    let systolicPrefix = prefix(
+      type: "HKQuantityTypeIdentifierBloodPressureSystolic", source: scale, unit: "mmHg", address: address)
+    let diastolicPrefix = prefix(
+      type: "HKQuantityTypeIdentifierBloodPressureDiastolic", source: scale, unit: "mmHg", address: address)
+    let link = "withings-bd2://timeline/measure?userid=17731&amp;date=\(day.date.iso)&amp;type=4"
+    func children(indent: StaticString) {
+      for (recordPrefix, value) in [(systolicPrefix, systolic), (diastolicPrefix, diastolic)] {
+        sink.append(indent)
+        sink.append(recordPrefix)
+        writeDates(creation: start + 40, start: start, end: start, offset: offset)
+        sink.append(integer: value)
+        sink.append("\">\n")
+        sink.append(indent)
+        sink.append("  <MetadataEntry key=\"Withings Link\" value=\"")
+        sink.append(Array(link.utf8))
+        sink.append("\"/>\n")
+        sink.append(indent)
+        sink.append(" </Record>\n")
+      }
+    }
+    // The Correlation, then the same records at top level (as the DTD notes).
+    var correlation = prefix(
+      type: "HKCorrelationTypeIdentifierBloodPressure", source: scale, unit: "", address: address,
+      element: "Correlation")
+    correlation.removeFirst()
+    sink.append(" ")
+    sink.append(correlation)
+    writeDate(start + 40, offset: offset)
+    sink.append("\" startDate=\"")
+    writeDate(start, offset: offset)
+    sink.append("\" endDate=\"")
+    writeDate(start, offset: offset)
+    sink.append("\">\n  <MetadataEntry key=\"Withings Link\" value=\"")
+    sink.append(Array(link.utf8))
+    sink.append("\"/>\n")
+    children(indent: " ")
+    sink.append(" </Correlation>\n")
+    children(indent: "")
+  }
+
+  private func writeWorkout(_ bout: Bout, address: Int) {
+    let offset = day.offset(at: bout.start)
+    let end = bout.start + bout.duration
+    var text = " <Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" duration=\""
+    text += String(format: "%.4f", Double(bout.duration) / 60)
+    text += "\" durationUnit=\"min\" totalDistance=\""
+    text += String(format: "%.4f", Double(bout.steps) * 0.74 / 1000)
+    text += "\" totalDistanceUnit=\"km\" totalEnergyBurned=\""
+    text += String(format: "%.4f", Double(bout.steps) * 0.045)
+    text += "\" totalEnergyBurnedUnit=\"kcal\" sourceName=\"\(watch.name)\" sourceVersion=\"\(watch.version(on: day.date))\""
+    if let device = watch.deviceAttribute(on: day.date, address: address) { text += " device=\"\(device)\"" }
+    text += " creationDate=\""
+    sink.append(Array(text.utf8))
+    writeDate(end + 5, offset: offset)
+    sink.append("\" startDate=\"")
+    writeDate(bout.start, offset: offset)
+    sink.append("\" endDate=\"")
+    writeDate(end, offset: offset)
+    sink.append("\">\n  <MetadataEntry key=\"HKIndoorWorkout\" value=\"0\"/>\n  <MetadataEntry key=\"HKTimeZone\" value=\"")
+    sink.append(Array(day.zone.identifier.utf8))
+    sink.append("\"/>\n  <MetadataEntry key=\"HKWeatherTemperature\" value=\"")
+    sink.append(integer: random.int(28...86))
+    sink.append(" degF\"/>\n  <MetadataEntry key=\"HKWeatherHumidity\" value=\"")
+    sink.append(integer: random.int(30...98) * 100)
+    sink.append(" %\"/>\n  <WorkoutEvent type=\"HKWorkoutEventTypeSegment\" date=\"")
+    writeDate(bout.start, offset: offset)
+    sink.append("\" duration=\"")
+    sink.append(fixed: bout.duration * 100 / 60, decimals: 2)
+    sink.append("\" durationUnit=\"min\"/>\n  <WorkoutStatistics type=\"HKQuantityTypeIdentifierStepCount\" startDate=\"")
+    writeDate(bout.start, offset: offset)
+    sink.append("\" endDate=\"")
+    writeDate(end, offset: offset)
+    sink.append("\" sum=\"")
+    sink.append(integer: bout.steps)
+    sink.append("\" unit=\"count\"/>\n  <WorkoutStatistics type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" startDate=\"")
+    writeDate(bout.start, offset: offset)
+    sink.append("\" endDate=\"")
+    writeDate(end, offset: offset)
+    sink.append("\" sum=\"")
+    sink.append(fixed: bout.steps * 74, decimals: 5)
+    sink.append("\" unit=\"km\"/>\n  <WorkoutRoute sourceName=\"")
+    sink.append(Array(watch.name.utf8))
+    sink.append("\" sourceVersion=\"")
+    sink.append(Array(watch.version(on: day.date).utf8))
+    sink.append("\" creationDate=\"")
+    writeDate(end + 9, offset: offset)
+    sink.append("\" startDate=\"")
+    writeDate(bout.start, offset: offset)
+    sink.append("\" endDate=\"")
+    writeDate(end, offset: offset)
+    sink.append("\">\n   <FileReference path=\"/workout-routes/route_")
+    sink.append(day.dateBytes)
+    sink.append("_")
+    let hour = bout.start / 3600
+    sink.append(integer: hour % 12 == 0 ? 12 : hour % 12)
+    sink.append(".")
+    sink.append(twoDigits: bout.start / 60 % 60)
+    sink.append(hour < 12 ? "am.gpx\"/>\n  </WorkoutRoute>\n </Workout>\n" : "pm.gpx\"/>\n  </WorkoutRoute>\n </Workout>\n")
+  }
+
+  private func writeActivitySummary(bouts: [Bout]) {
+    let exercise = bouts.reduce(0) { $0 + $1.duration } / 60
+    sink.append(" <ActivitySummary dateComponents=\"")
+    sink.append(day.dateBytes)
+    sink.append("\" activeEnergyBurned=\"")
+    sink.append(fixed: random.int(150_000...750_000), decimals: 3)
+    sink.append("\" activeEnergyBurnedGoal=\"500\" activeEnergyBurnedUnit=\"Cal\" appleMoveTime=\"0\" appleMoveTimeGoal=\"0\" appleExerciseTime=\"")
+    sink.append(integer: exercise)
+    sink.append("\" appleExerciseTimeGoal=\"30\" appleStandHours=\"")
+    sink.append(integer: random.int(6...14))
+    sink.append("\" appleStandHoursGoal=\"12\"/>\n")
+  }
+}
+
+/// ` +0100` texts by offset, built once each.
+final class OffsetCache {
+  private var cache: [Int: [UInt8]] = [:]
+
+  func bytes(_ offset: Int) -> [UInt8] {
+    if let bytes = cache[offset] { return bytes }
+    let bytes = offsetBytes(offset)
+    cache[offset] = bytes
+    return bytes
+  }
+}

@@ -1,0 +1,176 @@
+import Foundation
+
+/// The command's help text.
+let generatorUsage = """
+  USAGE: export-generator [options]
+
+  Writes a synthetic Apple Health export: the internal DTD, ExportDate, Me, an
+  iPhone and an Apple Watch recording overlapping steps and distance, a
+  third-party step app, hand-typed entries from Health, heart-rate / energy /
+  workout / blood-pressure noise, trips across time zones and DST changes
+  (home: Europe/Berlin). The same options always give the same bytes.
+
+  OPTIONS:
+    -o, --output FILE        Write export.xml to FILE (- for standard output).
+    --zip FILE               Write FILE as an export.zip (apple_health_export/export.xml
+                             deflated, plus export_cda.xml; ZIP64 when needed).
+    --zip-entry NAME         Name of the XML entry (default apple_health_export/export.xml).
+    --legacy-names           Do not set the UTF-8 flag on non-ASCII entry names.
+    --zip64                  Write ZIP64 records even when not needed (tests readers).
+    --zip-level N            Deflate level 0-9 (default 6).
+    --days N                 Number of days (default 56, or until --target-bytes).
+    --target-bytes N         Keep adding days until the XML reaches N bytes.
+    --seed N                 Random seed (default 1).
+    --start-date YYYY-MM-DD  First day (default 2021-01-04).
+    --broken-dtd             Reproduce iOS 16's DTD (export version 12, a missing '>').
+    --preset demo            About 8 weeks from 2026-03-02: DST change, a trip to
+                             Shanghai, < 1 MB. Other options still apply.
+    --expect-raw-csv FILE    Write date,raw_steps,manual_steps,step_samples per local day.
+    -h, --help               Show this help.
+
+  """
+
+struct Options {
+  var output: String?
+  var zip: String?
+  var zipEntry = "apple_health_export/export.xml"
+  var legacyNames = false
+  var forceZip64 = false
+  var zipLevel: Int32 = 6
+  var days: Int?
+  var targetBytes: Int64?
+  var seed: UInt64 = 1
+  var startDate = CivilDate("2021-01-04")
+  var brokenDTD = false
+  var demo = false
+  var expectCSV: String?
+}
+
+func parseOptions(_ arguments: [String]) throws -> Options {
+  var options = Options()
+  var index = 0
+  func value(_ name: String) throws -> String {
+    index += 1
+    guard index < arguments.count else { throw GeneratorError(description: "\(name) needs a value") }
+    return arguments[index]
+  }
+  func number<T: FixedWidthInteger>(_ name: String, _ type: T.Type) throws -> T {
+    let text = try value(name)
+    guard let number = T(text), number >= 0 else { throw GeneratorError(description: "\(name): not a number: \(text)") }
+    return number
+  }
+  while index < arguments.count {
+    let argument = arguments[index]
+    switch argument {
+    case "-o", "--output": options.output = try value(argument)
+    case "--zip": options.zip = try value(argument)
+    case "--zip-entry": options.zipEntry = try value(argument)
+    case "--legacy-names": options.legacyNames = true
+    case "--zip64": options.forceZip64 = true
+    case "--zip-level":
+      options.zipLevel = try number(argument, Int32.self)
+      guard options.zipLevel <= 9 else { throw GeneratorError(description: "--zip-level must be 0-9") }
+    case "--days": options.days = try number(argument, Int.self)
+    case "--target-bytes": options.targetBytes = try number(argument, Int64.self)
+    case "--seed": options.seed = try number(argument, UInt64.self)
+    case "--start-date":
+      let text = try value(argument)
+      guard let date = CivilDate(text) else { throw GeneratorError(description: "--start-date: not YYYY-MM-DD: \(text)") }
+      options.startDate = date
+    case "--broken-dtd": options.brokenDTD = true
+    case "--preset":
+      let name = try value(argument)
+      guard name == "demo" else { throw GeneratorError(description: "unknown preset \(name) (known: demo)") }
+      options.demo = true
+    case "--expect-raw-csv": options.expectCSV = try value(argument)
+    default:
+      throw GeneratorError(description: "unknown option \(argument)\n\n\(generatorUsage)")
+    }
+    index += 1
+  }
+  guard options.output != nil || options.zip != nil else {
+    throw GeneratorError(description: "nothing to write: give -o FILE and/or --zip FILE\n\n\(generatorUsage)")
+  }
+  return options
+}
+
+/// What a run wrote.
+struct GenerationSummary: CustomStringConvertible {
+  var days: Int
+  var xmlBytes: Int64
+  var seconds: Double
+  var description: String {
+    let megabytes = Double(xmlBytes) / 1e6
+    return String(
+      format: "export-generator: %d days, %.1f MB of XML in %.2f s (%.0f MB/s)\n", days, megabytes, seconds,
+      megabytes / max(seconds, 1e-9))
+  }
+}
+
+/// Parses `arguments` (the command line without the program name) and writes the export.
+func generateExport(arguments: [String]) throws -> GenerationSummary {
+  var options = try parseOptions(arguments)
+  guard let home = TimeZone(identifier: "Europe/Berlin") else {
+    throw GeneratorError(description: "the time-zone database lacks Europe/Berlin")
+  }
+  var density = Density.full
+  var fixedTrips: [Timeline.Trip]?
+  if options.demo {
+    density = .demo
+    if !arguments.contains("--start-date") { options.startDate = CivilDate("2026-03-02") }
+    if options.days == nil, options.targetBytes == nil { options.days = 56 }
+    if let shanghai = TimeZone(identifier: "Asia/Shanghai") {
+      fixedTrips = [Timeline.Trip(firstDay: 33, lastDay: 39, zone: shanghai)]
+    }
+  }
+  guard let start = options.startDate else { throw GeneratorError(description: "bad start date") }
+  let maximumDays = options.days ?? (options.targetBytes != nil ? 1_000_000 : 56)
+  let estimatedBytes = options.targetBytes ?? Int64(maximumDays) * 400_000
+
+  var outputs: [ByteOutput] = []
+  if let path = options.output { outputs.append(try FileOutput(path: path)) }
+  var zipWriter: ZipFileWriter?
+  if let path = options.zip {
+    let writer = try ZipFileWriter(
+      path: path, level: options.zipLevel, utf8Flag: !options.legacyNames, forceZip64: options.forceZip64)
+    outputs.append(try writer.beginEntry(name: options.zipEntry, zip64: estimatedBytes > 3_900_000_000))
+    zipWriter = writer
+  }
+
+  let clock = ContinuousClock()
+  let began = clock.now
+  let sink = ByteSink(outputs: outputs)
+  var timelineRandom = SeededRandom(seed: options.seed ^ 0x7121_9C0F)
+  let timeline = Timeline(
+    home: home, days: min(maximumDays, 100_000), random: &timelineRandom, fixedTrips: fixedTrips)
+  let writer = ExportWriter(
+    sink: sink, seed: options.seed, density: density, timeline: timeline, firstEpochDay: start.daysSinceEpoch)
+
+  // The export date is the day after the last day; with --target-bytes it is
+  // not known up front, so estimate it from the target (it is only a header).
+  let plannedDays = options.days ?? Int(min(Int64(maximumDays), (options.targetBytes ?? 0) / 330_000 + 1))
+  writer.writeHeader(
+    brokenDTD: options.brokenDTD, exportDay: CivilDate(daysSinceEpoch: start.daysSinceEpoch + plannedDays))
+  var day = 0
+  while day < maximumDays {
+    if let target = options.targetBytes, sink.writtenBytes >= target { break }
+    try writer.writeDay(day)
+    day += 1
+  }
+  writer.writeFooter()
+  try sink.finish()
+  if let zipWriter {
+    try zipWriter.addEntry(name: "apple_health_export/export_cda.xml", contents: Array(ClinicalDocument.text.utf8))
+    try zipWriter.close()
+  }
+  let seconds = Double((clock.now - began).components.attoseconds) / 1e18 + Double((clock.now - began).components.seconds)
+
+  if let path = options.expectCSV {
+    var csv = "date,raw_steps,manual_steps,step_samples\n"
+    for tally in writer.tallies {
+      csv += "\(tally.date),\(tally.rawSteps),\(tally.manualSteps),\(tally.stepSamples)\n"
+    }
+    try Data(csv.utf8).write(to: URL(fileURLWithPath: path))
+  }
+  return GenerationSummary(days: day, xmlBytes: sink.totalBytes, seconds: seconds)
+}

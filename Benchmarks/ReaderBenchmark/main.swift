@@ -1,0 +1,95 @@
+// Reads an Apple Health export, tallies daily steps, and prints throughput and memory.
+//
+//   swift build -c release --product reader-benchmark
+//   reader-benchmark export.xml|export.zip [--daily FILE]
+//
+// Prints one `key=value` line that Benchmarks/run-benchmarks.sh parses:
+// seconds (end to end: read + tally), MB/s of XML, records/s, peak RSS, and a
+// checksum (steps summed per local start date) that the peer scripts print too.
+// `--daily FILE` writes those per-day sums as `date,steps` lines.
+import Foundation
+import HealthExport
+import StepKitCore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+func peakResidentBytes() -> Int {
+  #if os(Linux)
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) {
+      for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let kb = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+        return kb * 1024
+      }
+    }
+    return 0
+  #else
+    var usage = rusage()
+    getrusage(RUSAGE_SELF, &usage)
+    return Int(usage.ru_maxrss)
+  #endif
+}
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var dailyPath: String?
+var inputPath: String?
+while let argument = arguments.first {
+  arguments.removeFirst()
+  if argument == "--daily", let path = arguments.first {
+    dailyPath = path
+    arguments.removeFirst()
+  } else {
+    inputPath = argument
+  }
+}
+guard let inputPath else {
+  FileHandle.standardError.write(Data("usage: reader-benchmark export.xml|export.zip [--daily FILE]\n".utf8))
+  exit(2)
+}
+
+let started = now()
+var log = SampleLog()
+let info: ExportInfo
+do {
+  info = try ExportReader.read(.path(inputPath), into: &log)
+} catch {
+  FileHandle.standardError.write(Data("reader-benchmark: \(error.localizedDescription)\n".utf8))
+  exit(1)
+}
+let read = now()
+let tally = log.tally(CountingOptions())
+let finished = now()
+
+// Raw steps per local start date: what the peer scripts compute.
+var daily: [Int: Double] = [:]
+for index in 0..<log.count {
+  let sample = log.sample(at: index)
+  guard sample.kind == .steps else { continue }
+  let localSeconds = Int(sample.start.timeIntervalSince1970.rounded(.down)) + sample.utcOffsetSeconds
+  let day = Int((Double(localSeconds) / 86_400).rounded(.down))
+  daily[day, default: 0] += sample.value
+}
+let rawTotal = daily.values.reduce(0, +)
+if let dailyPath {
+  let lines = daily.keys.sorted().map { "\(LocalDate(daysSinceEpoch: $0)),\(roundedForOutput(daily[$0] ?? 0))" }
+  try? (lines.joined(separator: "\n") + "\n").write(toFile: dailyPath, atomically: true, encoding: .utf8)
+}
+
+let seconds = Double(finished - started) / 1e9
+let readSeconds = Double(read - started) / 1e9
+let megabytes = Double(info.xmlByteCount) / 1e6
+let countedSteps = tally.buckets.reduce(0) { $0 + $1.steps }
+print(
+  "reader seconds=\(String(format: "%.3f", seconds)) read_seconds=\(String(format: "%.3f", readSeconds))"
+    + " tally_seconds=\(String(format: "%.3f", Double(finished - read) / 1e9))"
+    + " xml_bytes=\(info.xmlByteCount) mb_per_s=\(String(format: "%.0f", megabytes / seconds))"
+    + " records=\(info.recordCount) records_per_s=\(String(format: "%.0f", Double(info.recordCount) / seconds))"
+    + " samples=\(log.count) invalid=\(log.invalid.count) days=\(daily.count)"
+    + " raw_steps=\(roundedForOutput(rawTotal)) counted_steps=\(roundedForOutput(countedSteps))"
+    + " peak_rss_bytes=\(peakResidentBytes()) bytes_per_sample_budget=\(32 << 20 + 48 * log.count)"
+    + " entry=\(info.xmlEntryName ?? "-")")

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+
+@testable import HealthExport
+@testable import export_generator
+
+@Suite("Export generator")
+struct GeneratorTests {
+  /// A fresh directory for one test's files.
+  private static func directory(_ name: String) throws -> URL {
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("stepkit-generator-tests-\(getpid())")
+      .appendingPathComponent(name)
+    try? FileManager.default.removeItem(at: url)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  /// Sums StepCount values per start date, straight from the text (a reader independent of HealthExport).
+  private static func naiveStepSums(_ xml: String) -> [String: (raw: Int, manual: Int, samples: Int)] {
+    var sums: [String: (raw: Int, manual: Int, samples: Int)] = [:]
+    for line in xml.split(separator: "\n") where line.contains("type=\"HKQuantityTypeIdentifierStepCount\"") {
+      guard let start = line.range(of: "startDate=\""), let value = line.range(of: "value=\"") else { continue }
+      let date = String(line[start.upperBound...].prefix(10))
+      let digits = line[value.upperBound...].prefix { $0.isNumber }
+      let steps = Int(digits) ?? 0
+      var entry = sums[date] ?? (0, 0, 0)
+      entry.raw += steps
+      entry.samples += 1
+      if line.contains("sourceName=\"Health\"") { entry.manual += steps }
+      sums[date] = entry
+    }
+    return sums
+  }
+
+  @Test("The demo preset: small, realistic, and its expected CSV matches its records")
+  func demo() throws {
+    let folder = try Self.directory("demo")
+    let xmlPath = folder.appendingPathComponent("export.xml").path
+    let zipPath = folder.appendingPathComponent("export.zip").path
+    let csvPath = folder.appendingPathComponent("expected.csv").path
+    let summary = try generateExport(arguments: [
+      "--preset", "demo", "-o", xmlPath, "--zip", zipPath, "--expect-raw-csv", csvPath,
+    ])
+    #expect(summary.days == 56)
+    let xmlData = try Data(contentsOf: URL(fileURLWithPath: xmlPath))
+    #expect(xmlData.count < 1_000_000)
+    #expect(Int64(xmlData.count) == summary.xmlBytes)
+    let xml = String(decoding: xmlData, as: UTF8.self)
+
+    for fragment in [
+      "<!DOCTYPE HealthData [", "<!-- HealthKit Export Version: 14 -->", "<ExportDate value=\"", "<Me ",
+      "hardware:Watch6,1", "&lt;&lt;HKDevice: 0x", "model:Watch", "model:iPhone", "sourceName=\"小米运动健康\"",
+      "<MetadataEntry key=\"HKWasUserEntered\" value=\"1\"/>", "<Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\"",
+      "<Workout workoutActivityType=", "startDate=\"2026-03-28 ", "+0100\"", "+0200\"", "+0800\"",
+    ] {
+      #expect(xml.contains(fragment), "missing \(fragment)")
+    }
+
+    // The CSV agrees with a naive reading of the records.
+    let csv = try String(contentsOfFile: csvPath, encoding: .utf8)
+    let rows = csv.split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+    #expect(rows.count == 56)
+    let sums = Self.naiveStepSums(xml)
+    var manualTotal = 0
+    for row in rows {
+      let expected = sums[row[0]] ?? (0, 0, 0)
+      #expect(Int(row[1]) == expected.raw, "raw steps on \(row[0])")
+      #expect(Int(row[2]) == expected.manual, "manual steps on \(row[0])")
+      #expect(Int(row[3]) == expected.samples, "samples on \(row[0])")
+      manualTotal += expected.manual
+    }
+    #expect(manualTotal > 0)
+    #expect(Set(sums.keys) == Set(rows.map { $0[0] }))
+
+    // The zip holds the same XML, found by content, and the clinical document.
+    let archive = try ExportArchive(path: zipPath)
+    #expect(archive.entries.map(\.name) == ["apple_health_export/export.xml", "apple_health_export/export_cda.xml"])
+    let entry = try archive.healthExportEntry()
+    #expect(entry.name == "apple_health_export/export.xml")
+    var inflated = Data()
+    try archive.forEachChunk(of: entry) { chunk in
+      inflated.append(contentsOf: chunk)
+      return true
+    }
+    #expect(inflated == xmlData)
+  }
+
+  @Test("The same options give the same bytes")
+  func deterministic() throws {
+    let folder = try Self.directory("deterministic")
+    var outputs: [Data] = []
+    for run in 0..<2 {
+      let path = folder.appendingPathComponent("export\(run).xml").path
+      _ = try generateExport(arguments: ["--days", "20", "--seed", "7", "-o", path])
+      outputs.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+    #expect(outputs[0] == outputs[1])
+    let other = folder.appendingPathComponent("other.xml").path
+    _ = try generateExport(arguments: ["--days", "20", "--seed", "8", "-o", other])
+    #expect(try Data(contentsOf: URL(fileURLWithPath: other)) != outputs[0])
+  }
+
+  @Test("Localized entry names, with or without the UTF-8 flag, and ZIP64 records", arguments: [false, true])
+  func localizedZip(legacyNames: Bool) throws {
+    let folder = try Self.directory("localized-\(legacyNames)")
+    let zipPath = folder.appendingPathComponent("export.zip").path
+    var arguments = ["--days", "3", "--zip", zipPath, "--zip-entry", "apple_health_export/导出.xml", "--zip64"]
+    if legacyNames { arguments.append("--legacy-names") }
+    let summary = try generateExport(arguments: arguments)
+    let archive = try ZipArchive(source: FileByteSource(path: zipPath))
+    let entry = try HealthXMLLocator.healthExportEntry(in: archive)
+    #expect(entry.name == "apple_health_export/导出.xml")
+    #expect(entry.hasUTF8Flag == !legacyNames)
+    #expect(entry.uncompressedSize == summary.xmlBytes)
+    #expect(try ZipTestSupport.readPipelined(entry, of: archive, bufferSize: 1 << 16).count == Int(summary.xmlBytes))
+  }
+
+  @Test("--broken-dtd reproduces iOS 16's missing '>'")
+  func brokenDTD() throws {
+    let folder = try Self.directory("broken")
+    let path = folder.appendingPathComponent("export.xml").path
+    _ = try generateExport(arguments: ["--days", "1", "--broken-dtd", "-o", path])
+    let xml = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(xml.contains("<!-- HealthKit Export Version: 12 -->"))
+    #expect(xml.contains("  brand             CDATA #IMPLIED\n<!ELEMENT RightEye EMPTY>"))
+    let good = ExportDTD.text(broken: false)
+    #expect(good.contains("  brand             CDATA #IMPLIED\n>\n<!ELEMENT RightEye EMPTY>"))
+  }
+
+  @Test("--target-bytes stops once the XML is large enough")
+  func targetBytes() throws {
+    let folder = try Self.directory("target")
+    let path = folder.appendingPathComponent("export.xml").path
+    let summary = try generateExport(arguments: ["--target-bytes", "2000000", "-o", path])
+    #expect(summary.xmlBytes >= 2_000_000)
+    #expect(summary.xmlBytes < 3_000_000)
+  }
+
+  @Test("Bad options are errors", arguments: [["--days"], ["--days", "x", "-o", "a"], ["--bogus"], [], ["--preset", "huge", "-o", "a"]])
+  func badOptions(arguments: [String]) {
+    #expect(throws: GeneratorError.self) { try generateExport(arguments: arguments) }
+  }
+
+  @Test("Civil dates round-trip through day numbers")
+  func civilDates() throws {
+    for days in [-1, 0, 59, 365, 11_016, 20_512, 30_000] {
+      let date = CivilDate(daysSinceEpoch: days)
+      #expect(date.daysSinceEpoch == days)
+    }
+    #expect(CivilDate(daysSinceEpoch: 20_512).iso == "2026-02-28")
+    #expect(CivilDate("2026-03-02")?.weekday == 0)
+    #expect(offsetBytes(-(5 * 3600 + 1800)) == Array(" -0530".utf8))
+  }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+@testable import HealthExport
+
+@Suite("Date and number parsing")
+struct RecordParsingTests {
+  @Test(
+    "Export dates parse to the instant and offset",
+    arguments: [
+      ("2016-04-15 07:27:26 +0100", 1_460_701_646_000, 3600),
+      ("1970-01-01 00:00:00 +0000", 0, 0),
+      ("2024-02-29 23:59:59 -0930", 1_709_285_399_000, -34_200),
+      ("2024-02-29 08:00:00 +05:30", 1_709_173_800_000, 19_800),
+      ("1969-12-31 23:59:59 +0000", -1000, 0),
+    ] as [(String, Int64, Int)])
+  func dates(text: String, milliseconds: Int64, offset: Int) {
+    let parsed = ExportDateParser.parse(text)
+    #expect(parsed == ExportDateParser.Parsed(epochMilliseconds: milliseconds, utcOffsetSeconds: offset))
+  }
+
+  @Test(
+    "Invalid dates are rejected",
+    arguments: [
+      "", "2016-04-15", "2016-04-15T07:27:26+0100", "2016-04-15 07:27:26", "2023-02-29 08:00:00 +0000",
+      "2016-13-15 07:27:26 +0100", "2016-04-31 07:27:26 +0100", "2016-04-15 24:00:00 +0100",
+      "2016-04-15 07:60:26 +0100", "2016-04-15 07:27:26 *0100", "2016-04-15 07:27:26 +01000",
+      "2016-04-1a 07:27:26 +0100", "２016-04-15 07:27:26 +0100",
+    ])
+  func invalidDates(text: String) {
+    #expect(ExportDateParser.parse(text) == nil)
+  }
+
+  @Test(
+    "Values parse exactly as Double(String) does",
+    arguments: ["0", "812", "0.00288", "0.0059", "12.5", "-3", "1e-05", "1.5E3", "123456789012345678", "0.1", "7.000000000000001"])
+  func numbers(text: String) {
+    var copy = text
+    let parsed = copy.withUTF8 { DecimalParser.parse($0) }
+    #expect(parsed == Double(text))
+  }
+
+  @Test("Non-numbers are rejected", arguments: ["", "abc", "1,5", " 12", "12 ", "--1", "."])
+  func nonNumbers(text: String) {
+    var copy = text
+    #expect(copy.withUTF8 { DecimalParser.parse($0) } == nil)
+  }
+}
