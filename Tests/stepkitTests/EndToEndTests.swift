@@ -14,6 +14,7 @@ struct GoldenCase: CustomTestStringConvertible, Sendable {
 @Suite("stepkit end to end (golden files)")
 struct EndToEndTests {
   static let fixture = "watch-and-phone.xml"
+  static let demo = "../../../Sources/stepkit/Resources/demo-export.xml"
 
   static let cases: [GoldenCase] = [
     // Formats.
@@ -68,6 +69,9 @@ struct EndToEndTests {
       name: "sources-real-tdda", arguments: ["sources", "real/tdda-export6s3sample.xml", "--format", "table"]),
     // The bundled demo.
     GoldenCase(name: "demo", arguments: []),
+    GoldenCase(name: "demo-explicit", arguments: ["demo"]),
+    GoldenCase(name: "sources-demo", arguments: ["sources", demo, "--format", "table"]),
+    GoldenCase(name: "steps-demo-berlin-weeks", arguments: ["steps", demo, "--by", "week", "--time-zone", "Europe/Berlin"]),
     // Help.
     GoldenCase(name: "help", arguments: ["--help"]),
     GoldenCase(name: "help-steps", arguments: ["steps", "--help"]),

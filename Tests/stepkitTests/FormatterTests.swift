@@ -60,6 +60,13 @@ struct TextFormattingTests {
     #expect(TextFormatting.localDateTime(-1, offsetSeconds: 0) == "1969-12-31T23:59:59.999Z")
   }
 
+  @Test func displayWidth() {
+    #expect(TextFormatting.displayWidth("Lena’s iPhone") == 13)
+    #expect(TextFormatting.displayWidth("小米运动健康") == 12)
+    #expect(TextFormatting.displayWidth("e\u{301}") == 1)
+    #expect(TextFormatting.padRight("小米", 6) == "小米  ")
+  }
+
   @Test func columns() {
     let lines = TextFormatting.columns([["a", "1"], ["bbb", "22"]], rightAligned: [false, true])
     #expect(lines == ["a     1", "bbb  22"])

@@ -56,8 +56,8 @@ struct DemoCommand: Subcommand {
     let duplicates = max(0, raw - manual - steps)
     let g = TextFormatting.grouped
     return """
-      Why steps (\(g(steps))) is less than raw_steps (\(g(raw))): \(g(duplicates)) steps were recorded by two \
-      sources at once (iPhone and Watch, or an app) and count once here;
+      Why steps (\(g(steps))) is less than raw_steps (\(g(raw))): \(g(duplicates)) steps were recorded by more than \
+      one source at once (iPhone, Watch, apps) and count once here;
       \(g(manual)) steps were typed in by hand and are left out. `stepkit sources` shows each source's share.
       """
   }

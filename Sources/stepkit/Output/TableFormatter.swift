@@ -20,7 +20,7 @@ enum TableFormatter {
     let totalRow = cells(total, label: "total")
     rows.append(totalRow)
     var lines = TextFormatting.columns(rows, rightAligned: [false, true, true, true, true])
-    let width = lines.map(\.count).max() ?? 0
+    let width = lines.map(TextFormatting.displayWidth).max() ?? 0
     lines.insert(String(repeating: "─", count: width), at: 1)
     lines.insert(String(repeating: "─", count: width), at: lines.count - 1)
     return lines.joined(separator: "\n") + "\n"
@@ -81,7 +81,7 @@ enum TableFormatter {
       while trimmed.last == " " { trimmed = trimmed.dropLast() }
       return String(trimmed)
     }
-    let width = lines.map(\.count).max() ?? 0
+    let width = lines.map(TextFormatting.displayWidth).max() ?? 0
     lines.insert(String(repeating: "─", count: width), at: 1)
     lines.insert(String(repeating: "─", count: width), at: lines.count - 1)
     lines.append("")

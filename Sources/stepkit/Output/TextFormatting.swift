@@ -23,14 +23,37 @@ enum TextFormatting {
     return metres < 0 ? "-" + text : text
   }
 
-  /// `text` right-aligned in `width` columns (counting characters).
+  /// `text` right-aligned in `width` terminal columns.
   static func padLeft(_ text: String, _ width: Int) -> String {
-    String(repeating: " ", count: max(0, width - text.count)) + text
+    String(repeating: " ", count: max(0, width - displayWidth(text))) + text
   }
 
-  /// `text` left-aligned in `width` columns.
+  /// `text` left-aligned in `width` terminal columns.
   static func padRight(_ text: String, _ width: Int) -> String {
-    text + String(repeating: " ", count: max(0, width - text.count))
+    text + String(repeating: " ", count: max(0, width - displayWidth(text)))
+  }
+
+  /// How many terminal columns `text` takes: East Asian wide and fullwidth
+  /// characters (`小米运动健康`) take two, combining marks and joiners none.
+  static func displayWidth(_ text: String) -> Int {
+    var width = 0
+    for scalar in text.unicodeScalars {
+      let value = scalar.value
+      switch scalar.properties.generalCategory {
+      case .nonspacingMark, .enclosingMark, .format: continue
+      default: break
+      }
+      let wide =
+        (0x1100...0x115F).contains(value) || (0x2E80...0x303E).contains(value)
+        || (0x3041...0x33FF).contains(value) || (0x3400...0x4DBF).contains(value)
+        || (0x4E00...0x9FFF).contains(value) || (0xA000...0xA4CF).contains(value)
+        || (0xAC00...0xD7A3).contains(value) || (0xF900...0xFAFF).contains(value)
+        || (0xFE30...0xFE4F).contains(value) || (0xFF00...0xFF60).contains(value)
+        || (0xFFE0...0xFFE6).contains(value) || (0x1F300...0x1F64F).contains(value)
+        || (0x1F900...0x1F9FF).contains(value) || (0x20000...0x3FFFD).contains(value)
+      width += wide ? 2 : 1
+    }
+    return width
   }
 
   /// Aligns rows of cells into columns; `rightAligned[i]` says how column `i` aligns.
@@ -38,7 +61,7 @@ enum TextFormatting {
     let count = rows.map(\.count).max() ?? 0
     var widths = [Int](repeating: 0, count: count)
     for row in rows {
-      for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+      for (index, cell) in row.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) }
     }
     return rows.map { row in
       var cells: [String] = []
