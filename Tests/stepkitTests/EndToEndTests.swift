@@ -71,7 +71,9 @@ struct EndToEndTests {
     GoldenCase(name: "demo", arguments: []),
     GoldenCase(name: "demo-explicit", arguments: ["demo"]),
     GoldenCase(name: "sources-demo", arguments: ["sources", demo, "--format", "table"]),
-    GoldenCase(name: "steps-demo-berlin-weeks", arguments: ["steps", demo, "--by", "week", "--time-zone", "Europe/Berlin"]),
+    GoldenCase(
+      name: "steps-demo-berlin-weeks",
+      arguments: ["steps", demo, "--by", "week", "--time-zone", "Europe/Berlin"]),
     // Help.
     GoldenCase(name: "help", arguments: ["--help"]),
     GoldenCase(name: "help-steps", arguments: ["steps", "--help"]),
