@@ -23,14 +23,37 @@ struct DemoCommand: Subcommand {
 
   init(_ parsed: ParsedArguments, console: Console) throws(UsageError) {}
 
-  /// The bundled demo export.
+  /// The bundled demo export: `demo-export.xml` in the resource bundle built
+  /// next to the executable (`StepKit_stepkit.resources` on Linux,
+  /// `StepKit_stepkit.bundle` on Apple platforms), or `nil` when the
+  /// executable was copied away from it. (`Bundle.module` would stop the
+  /// process in that case; this says so instead.)
   static var demoExportPath: String? {
-    Bundle.module.url(forResource: "demo-export", withExtension: "xml")?.path
+    var directories: [URL] = []
+    if let resources = Bundle.main.resourceURL { directories.append(resources) }
+    directories.append(Bundle.main.bundleURL)
+    if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+      directories.append(executable.deletingLastPathComponent())
+    }
+    for directory in directories {
+      for name in ["StepKit_stepkit.resources", "StepKit_stepkit.bundle"] {
+        let bundleURL = directory.appendingPathComponent(name)
+        for candidate in [
+          bundleURL.appendingPathComponent("demo-export.xml"),
+          bundleURL.appendingPathComponent("Contents/Resources/demo-export.xml"),
+        ] where FileManager.default.isReadableFile(atPath: candidate.path) {
+          return candidate.path
+        }
+      }
+    }
+    return nil
   }
 
   func run(_ console: Console) throws(CommandError) {
     guard let path = Self.demoExportPath else {
-      throw .output("the bundled demo export (demo-export.xml) is missing from this build")
+      throw .output(
+        "the bundled demo export is missing: keep StepKit_stepkit.resources next to the stepkit "
+          + "executable, or run `stepkit steps EXPORT` on your own export")
     }
     let (log, _) = try ExportLoading.load(path, quiet: true, console: console)
     let tally = log.tally(CountingOptions())
