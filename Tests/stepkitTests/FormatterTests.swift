@@ -222,3 +222,42 @@ struct StepChartTests {
     #expect(html.contains(svg))
   }
 }
+
+/// Collects what a progress bar writes.
+final class WrittenText: @unchecked Sendable {
+  private let lock = NSLock()
+  private var parts: [String] = []
+
+  func append(_ text: String) {
+    lock.lock()
+    parts.append(text)
+    lock.unlock()
+  }
+
+  var all: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return parts
+  }
+}
+
+@Suite("Progress bar")
+struct ProgressBarTests {
+  @Test("small inputs draw nothing; large ones draw a line and clear it at the end")
+  func threshold() {
+    let small = WrittenText()
+    let smallBar = ProgressBar(write: { small.append($0) })
+    smallBar.update(bytesRead: 10_000_000, totalBytes: 20_000_000)
+    smallBar.finish()
+    #expect(small.all.isEmpty)
+
+    let large = WrittenText()
+    let largeBar = ProgressBar(write: { large.append($0) })
+    largeBar.update(bytesRead: 1_000_000, totalBytes: 80_000_000)
+    largeBar.finish()
+    #expect(large.all.count == 2)
+    #expect(large.all.first?.hasPrefix("\r[") == true)
+    #expect(large.all.first?.contains("1.0 / 80.0 MB") == true)
+    #expect(large.all.last == "\r\u{1B}[K")
+  }
+}
