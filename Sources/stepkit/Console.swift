@@ -8,6 +8,9 @@ struct Console: Sendable {
   var outputIsTerminal: Bool
   /// Whether standard error is a terminal.
   var errorIsTerminal: Bool
+  /// Whether the user's locale asks for Chinese messages (`LC_ALL`,
+  /// `LC_MESSAGES` or `LANG` starting with `zh`).
+  var prefersChinese = false
 
   /// The process's standard output and standard error.
   static var standard: Console {
@@ -15,6 +18,7 @@ struct Console: Sendable {
       output: { Platform.writeStandardOutput($0) },
       error: { Platform.writeStandardError($0) },
       outputIsTerminal: Platform.standardOutputIsTerminal,
-      errorIsTerminal: Platform.standardErrorIsTerminal)
+      errorIsTerminal: Platform.standardErrorIsTerminal,
+      prefersChinese: Platform.messagesLocale.hasPrefix("zh"))
   }
 }

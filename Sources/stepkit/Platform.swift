@@ -21,11 +21,13 @@ enum Platform {
   /// Writes `text` to standard error, all of it.
   static func writeStandardError(_ text: String) { write(text, to: 2) }
 
-  /// The size of the regular file at `path`, or `nil` when it is not one.
-  static func fileSize(atPath path: String) -> Int64? {
-    var info = stat()
-    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-    return Int64(info.st_size)
+  /// The locale messages should use: the first of `LC_ALL`, `LC_MESSAGES` and
+  /// `LANG` that is set and not empty (`zh_CN.UTF-8`), or `C`.
+  static var messagesLocale: String {
+    for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+      if let value = getenv(name), value.pointee != 0 { return String(cString: value) }
+    }
+    return "C"
   }
 
   /// Ends the process with `code`.

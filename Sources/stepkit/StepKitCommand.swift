@@ -94,7 +94,7 @@ enum StepKitCommand {
       try instance.run(console)
       return 0
     } catch {
-      console.error("stepkit: error: \(error.message)\n")
+      console.error("stepkit: error: \(error.message(chinese: console.prefersChinese))\n")
       return error.exitCode
     }
   }

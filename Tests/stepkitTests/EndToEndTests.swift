@@ -7,6 +7,7 @@ struct GoldenCase: CustomTestStringConvertible, Sendable {
   var arguments: [String]
   var stdin: String? = nil
   var exitCode: Int32 = 0
+  var environment: [String: String] = [:]
 
   var testDescription: String { name }
 }
@@ -92,6 +93,12 @@ struct EndToEndTests {
     GoldenCase(name: "error-chart-extension", arguments: ["chart", fixture, "-o", "steps.png"], exitCode: 2),
     // Data errors: exit 1 with file, line and column.
     GoldenCase(name: "error-no-such-file", arguments: ["steps", "missing.xml"], exitCode: 1),
+    GoldenCase(
+      name: "error-no-such-file-chinese", arguments: ["steps", "missing.xml"], exitCode: 1,
+      environment: ["LANG": "zh_CN.UTF-8"]),
+    GoldenCase(
+      name: "error-truncated-chinese", arguments: ["steps", "truncated.xml"], exitCode: 1,
+      environment: ["LC_ALL": "zh_CN.UTF-8"]),
     GoldenCase(name: "error-truncated", arguments: ["steps", "truncated.xml"], exitCode: 1),
     GoldenCase(name: "error-malformed", arguments: ["steps", "malformed.xml"], exitCode: 1),
     GoldenCase(name: "error-not-a-zip", arguments: ["steps", "not-a-zip.zip"], exitCode: 1),
@@ -99,7 +106,8 @@ struct EndToEndTests {
 
   @Test("stdout, stderr and exit code match the golden file", arguments: cases)
   func golden(_ golden: GoldenCase) throws {
-    let result = try StepkitRunner.expectGolden(golden.name, golden.arguments, stdin: golden.stdin)
+    let result = try StepkitRunner.expectGolden(
+      golden.name, golden.arguments, stdin: golden.stdin, environment: golden.environment)
     #expect(result.exitCode == golden.exitCode)
     if golden.exitCode != 0 {
       #expect(result.standardOutput.isEmpty, "errors print nothing on standard output")

@@ -46,11 +46,13 @@ enum CommandError: Error {
     }
   }
 
-  /// The one-line message.
-  var message: String {
+  /// The one-line message; an unreadable export is described in Simplified
+  /// Chinese when `chinese` is set (the user's locale is `zh…`).
+  func message(chinese: Bool = false) -> String {
     switch self {
     case .usage(let error): return error.message
-    case .export(let error): return error.errorDescription ?? String(describing: error)
+    case .export(let error):
+      return chinese ? error.chineseDescription : error.errorDescription ?? String(describing: error)
     case .output(let message): return message
     }
   }

@@ -12,9 +12,10 @@ enum StepkitRunner {
     var exitCode: Int32
 
     /// The transcript a golden file holds.
-    func transcript(_ arguments: [String], stdin: String?) -> String {
+    func transcript(_ arguments: [String], stdin: String?, environment: [String: String] = [:]) -> String {
       let shown = arguments.map { $0.contains(" ") || $0.isEmpty ? "'\($0)'" : $0 }.joined(separator: " ")
-      let command = shown.isEmpty ? "stepkit" : "stepkit " + shown
+      let variables = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value) " }.joined()
+      let command = variables + (shown.isEmpty ? "stepkit" : "stepkit " + shown)
       var text = "$ " + (stdin.map { "\(command) < \($0)" } ?? command) + "\n"
       text += standardOutput
       if !standardError.isEmpty { text += "--- stderr\n" + standardError }
@@ -41,14 +42,19 @@ enum StepkitRunner {
   static var binary: URL { productsDirectory.appendingPathComponent("stepkit") }
 
   /// Runs `stepkit arguments` in the fixtures directory.
-  static func run(_ arguments: [String], stdin: String? = nil, in directory: URL = fixtures) throws -> Result
-  {
+  static func run(
+    _ arguments: [String], stdin: String? = nil, in directory: URL = fixtures,
+    environment extraEnvironment: [String: String] = [:]
+  ) throws -> Result {
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
     process.currentDirectoryURL = directory
     var environment = ProcessInfo.processInfo.environment
     environment["LANG"] = "C"
+    environment["LC_ALL"] = nil
+    environment["LC_MESSAGES"] = nil
+    for (name, value) in extraEnvironment { environment[name] = value }
     process.environment = environment
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
       "stepkit-run-\(UUID().uuidString)")
@@ -81,10 +87,10 @@ enum StepkitRunner {
   @discardableResult
   static func expectGolden(
     _ name: String, _ arguments: [String], stdin: String? = nil,
-    sourceLocation: SourceLocation = #_sourceLocation
+    environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> Result {
-    let result = try run(arguments, stdin: stdin)
-    let transcript = result.transcript(arguments, stdin: stdin)
+    let result = try run(arguments, stdin: stdin, environment: environment)
+    let transcript = result.transcript(arguments, stdin: stdin, environment: environment)
     let file = golden.appendingPathComponent(name + ".txt")
     if ProcessInfo.processInfo.environment["STEPKIT_RECORD_GOLDEN"] == "1" {
       try Data(transcript.utf8).write(to: file)
