@@ -50,6 +50,7 @@ struct EndToEndTests {
     GoldenCase(
       name: "steps-range",
       arguments: ["steps", fixture, "--from", "2026-03-04", "--to", "2026-03-12", "--format", "csv", "-q"]),
+    GoldenCase(name: "steps-range-outside-data", arguments: ["steps", fixture, "--to", "2020-01-01"]),
     // Inputs.
     GoldenCase(
       name: "steps-zip-localized-entry", arguments: ["steps", "localized-name.zip", "--format", "csv"]),

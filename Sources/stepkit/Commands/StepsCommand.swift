@@ -46,10 +46,18 @@ struct StepsCommand: Subcommand {
     let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
     let tally = log.tally(settings.counting)
     if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
-    if !settings.quiet && log.count == 0 {
-      console.error("stepkit: no step or distance samples in \(settings.export)\n")
+    if !settings.quiet, let note = Self.emptyNote(tally, sampleCount: log.count, export: settings.export) {
+      console.error(note)
     }
     console.output(Self.render(tally, format: format, export: settings.export))
+  }
+
+  /// Why nothing was printed, when nothing was: no samples at all, or a
+  /// `--from`/`--to` range outside the data.
+  static func emptyNote(_ tally: Tally, sampleCount: Int, export: String) -> String? {
+    guard tally.buckets.isEmpty else { return nil }
+    guard sampleCount > 0 else { return "stepkit: no step or distance samples in \(export)\n" }
+    return "stepkit: no samples between --from and --to; leave them out to see every day of the export\n"
   }
 
   /// The tally in `format`.
