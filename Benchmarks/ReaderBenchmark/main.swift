@@ -4,9 +4,9 @@
 //   reader-benchmark export.xml|export.zip [--daily FILE]
 //
 // Prints one `key=value` line that Benchmarks/run-benchmarks.sh parses:
-// seconds (end to end: read + tally), MB/s of XML, records/s, peak RSS, and a
-// checksum (steps summed per local start date) that the peer scripts print too.
-// `--daily FILE` writes those per-day sums as `date,steps` lines.
+// seconds (end to end: open + read + tally), MB/s of XML, records/s and peak RSS.
+// `--check` adds a checksum (raw steps summed per local start date, what the peer
+// scripts print too); `--daily FILE` also writes those sums as `date,steps` lines.
 import Foundation
 import HealthExport
 import StepKitCore
@@ -38,17 +38,21 @@ func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 var arguments = Array(CommandLine.arguments.dropFirst())
 var dailyPath: String?
 var inputPath: String?
+var check = false
 while let argument = arguments.first {
   arguments.removeFirst()
   if argument == "--daily", let path = arguments.first {
     dailyPath = path
+    check = true
     arguments.removeFirst()
+  } else if argument == "--check" {
+    check = true
   } else {
     inputPath = argument
   }
 }
 guard let inputPath else {
-  FileHandle.standardError.write(Data("usage: reader-benchmark export.xml|export.zip [--daily FILE]\n".utf8))
+  FileHandle.standardError.write(Data("usage: reader-benchmark export.xml|export.zip [--check] [--daily FILE]\n".utf8))
   exit(2)
 }
 
@@ -67,7 +71,7 @@ let finished = now()
 
 // Raw steps per local start date: what the peer scripts compute.
 var daily: [Int: Double] = [:]
-for index in 0..<log.count {
+for index in 0..<(check ? log.count : 0) {
   let sample = log.sample(at: index)
   guard sample.kind == .steps else { continue }
   let localSeconds = Int(sample.start.timeIntervalSince1970.rounded(.down)) + sample.utcOffsetSeconds
@@ -89,7 +93,8 @@ print(
     + " tally_seconds=\(String(format: "%.3f", Double(finished - read) / 1e9))"
     + " xml_bytes=\(info.xmlByteCount) mb_per_s=\(String(format: "%.0f", megabytes / seconds))"
     + " records=\(info.recordCount) records_per_s=\(String(format: "%.0f", Double(info.recordCount) / seconds))"
-    + " samples=\(log.count) invalid=\(log.invalid.count) days=\(daily.count)"
-    + " raw_steps=\(roundedForOutput(rawTotal)) counted_steps=\(roundedForOutput(countedSteps))"
+    + " samples=\(log.count) invalid=\(log.invalid.count) tally_days=\(tally.buckets.count)"
+    + " counted_steps=\(roundedForOutput(countedSteps))"
+    + (check ? " days=\(daily.count) raw_steps=\(roundedForOutput(rawTotal))" : "")
     + " peak_rss_bytes=\(peakResidentBytes()) bytes_per_sample_budget=\(32 << 20 + 48 * log.count)"
     + " entry=\(info.xmlEntryName ?? "-")")

@@ -105,12 +105,8 @@ public enum ExportReader {
       return (FileChunkSource.standardInput(), nil)
     case .path(let path):
       if path == "-" { return (FileChunkSource.standardInput(), nil) }
-      var info = stat()
-      guard stat(path, &info) == 0 else {
-        throw .cannotOpen(path: path, reason: PlatformError.lastMessage())
-      }
       // Pipes and devices cannot be searched for a zip directory: read them as XML.
-      guard (info.st_mode & S_IFMT) == S_IFREG else { return (try FileChunkSource(path: path), nil) }
+      guard try isRegularFile(path) else { return (try FileChunkSource(path: path), nil) }
       let file = try FileByteSource(path: path)
       let head = try file.readBytes(at: 0, count: Int(min(file.byteCount, 64)), what: "file signature")
       switch classify(head[...], name: path) {
@@ -125,6 +121,16 @@ public enum ExportReader {
       case .notAZip: throw .notAZip(path: name)
       }
     }
+  }
+
+  /// Whether `path` names a regular file (following symbolic links).
+  private static func isRegularFile(_ path: String) throws(HealthExportError) -> Bool {
+    let descriptor = Foundation.open(path, O_RDONLY)
+    guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: PlatformError.lastMessage()) }
+    defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else { throw .cannotOpen(path: path, reason: PlatformError.lastMessage()) }
+    return (info.st_mode & S_IFMT) == S_IFREG
   }
 
   private enum Kind { case zip, xml, notAZip }

@@ -7,7 +7,8 @@ import Foundation
 /// CRC-32 is computed on the consumer's side (overlapping the inflate) and
 /// checked at the end, together with the size. Errors reach the consumer after
 /// every byte before them. Dropping the source, or calling ``cancel()``, stops
-/// the inflating thread at its next buffer.
+/// the inflating thread at its next buffer and waits for it to end, so nothing
+/// it held outlives the source.
 final class ZipEntryChunkSource: ByteChunkSource {
   let displayName: String
   let expectedByteCount: Int64?
@@ -17,6 +18,7 @@ final class ZipEntryChunkSource: ByteChunkSource {
   private var crc: UInt32 = 0
   private var current: (index: Int, count: Int, position: Int)?
   private var outcome: Result<Void, HealthExportError>?
+  private let producer: ProducerThread
 
   /// Starts inflating `entry` of `archive` on a new thread.
   ///
@@ -35,19 +37,25 @@ final class ZipEntryChunkSource: ByteChunkSource {
     pipeline = InflatePipeline(bufferSize: bufferSize, bufferCount: bufferCount)
     let transfer = TransferredOwnership(value: reader)
     let pipeline = self.pipeline
-    let thread = Thread {
-      Self.produce(reader: transfer.value, pipeline: pipeline)
+    guard
+      let producer = ProducerThread({
+        Self.produce(reader: transfer.value, pipeline: pipeline)
+      })
+    else {
+      throw .readFailed(path: displayName, reason: "cannot start the inflating thread")
     }
-    thread.name = "HealthExport.inflate"
-    thread.stackSize = 1 << 20
-    thread.start()
+    self.producer = producer
   }
 
-  deinit { pipeline.cancel() }
+  deinit {
+    pipeline.cancel()
+    producer.join()
+  }
 
-  /// Stops inflating; later reads return 0.
+  /// Stops inflating and waits for the inflating thread to end; later reads return 0.
   func cancel() {
     pipeline.cancel()
+    producer.join()
     if outcome == nil { outcome = .success(()) }
     current = nil
   }
@@ -110,6 +118,7 @@ final class ZipEntryChunkSource: ByteChunkSource {
       current = (index, count, 0)
       return true
     case .end:
+      producer.join()
       guard crc == expectedCRC else {
         outcome = .failure(.checksumMismatch(entry: displayName))
         throw .checksumMismatch(entry: displayName)
@@ -117,6 +126,7 @@ final class ZipEntryChunkSource: ByteChunkSource {
       outcome = .success(())
       return false
     case .failure(let error):
+      producer.join()
       outcome = .failure(error)
       throw error
     }

@@ -87,12 +87,12 @@ enum ByteScanning {
     let zero = SIMD16<UInt8>(repeating: 0)
     if count >= 16 {
       var quoteLanes = zero
-      var badLanes = SIMDMask<SIMD16<Int8>>(repeating: false)
+      var badLanes = zero
       var vectors = 0
       while count - i >= 16 {
         let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
         quoteLanes &+= zero.replacing(with: one, where: v .== quote)
-        badLanes .|= (v .== apostrophe) .| (v .== less)
+        badLanes |= zero.replacing(with: one, where: (v .== apostrophe) .| (v .== less))
         i += 16
         vectors += 1
         if vectors == 255 {
@@ -107,11 +107,11 @@ enum ByteScanning {
         let lanes = SIMD16<UInt8>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
         let fresh = lanes .>= SIMD16<UInt8>(repeating: UInt8(16 - (count - i)))
         quoteLanes &+= zero.replacing(with: one, where: (v .== quote) .& fresh)
-        badLanes .|= (v .== apostrophe) .| (v .== less)
+        badLanes |= zero.replacing(with: one, where: (v .== apostrophe) .| (v .== less))
         i = count
       }
       quotes += Int(SIMD16<UInt16>(truncatingIfNeeded: quoteLanes).wrappedSum())
-      bad = any(badLanes)
+      bad = SIMD16<UInt16>(truncatingIfNeeded: badLanes).wrappedSum() != 0
     }
     while i < count {
       let b = base[i]

@@ -1,0 +1,20 @@
+import Foundation
+import HealthExport
+
+/// Reads one input as an export.zip through the public API: the central
+/// directory, the Health XML located by content, every entry inflated and
+/// checked. Errors are expected; crashes, hangs and leaks are findings.
+func fuzzZip(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+  guard let data else { return 0 }
+  let bytes = Data(bytes: data, count: size)
+  guard let archive = try? ExportArchive(data: bytes, name: "fuzz.zip") else { return 0 }
+  _ = try? archive.healthExportEntry()
+  for entry in archive.entries.prefix(16) {
+    var total = 0
+    _ = try? archive.forEachChunk(of: entry) { chunk in
+      total += chunk.count
+      return total < 64 << 20
+    }
+  }
+  return 0
+}

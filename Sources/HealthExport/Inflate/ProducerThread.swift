@@ -1,0 +1,66 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// A POSIX thread that runs one closure and can be joined, so whoever stops a
+/// pipeline knows that the producer, and everything it held, is gone.
+final class ProducerThread {
+  #if canImport(Darwin)
+    private var handle: pthread_t?
+  #else
+    private var handle = pthread_t()
+  #endif
+  private var joined = false
+
+  /// Starts `body` on a new thread.
+  ///
+  /// - Returns: `nil` when the system cannot create a thread.
+  init?(_ body: @escaping @Sendable () -> Void) {
+    final class Box {
+      let body: @Sendable () -> Void
+      init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let context = Unmanaged.passRetained(Box(body)).toOpaque()
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setstacksize(&attributes, 1 << 20)
+    #if canImport(Darwin)
+      let status = pthread_create(
+        &handle, &attributes,
+        { context in
+          Unmanaged<Box>.fromOpaque(context).takeRetainedValue().body()
+          return nil
+        }, context)
+    #else
+      let status = pthread_create(
+        &handle, &attributes,
+        { context in
+          guard let context else { return nil }
+          Unmanaged<Box>.fromOpaque(context).takeRetainedValue().body()
+          return nil
+        }, context)
+    #endif
+    guard status == 0 else {
+      Unmanaged<Box>.fromOpaque(context).release()
+      return nil
+    }
+  }
+
+  /// Waits for the closure to return (once; later calls return at once).
+  func join() {
+    guard !joined else { return }
+    joined = true
+    #if canImport(Darwin)
+      if let handle { pthread_join(handle, nil) }
+    #else
+      pthread_join(handle, nil)
+    #endif
+  }
+
+  deinit { join() }
+}
