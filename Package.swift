@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "StepKitCore", targets: ["StepKitCore"]),
     .library(name: "HealthExport", targets: ["HealthExport"]),
     .library(name: "StepKit", targets: ["StepKit"]),
+    .executable(name: "stepkit", targets: ["stepkit"]),
   ],
   targets: [
     // The counting engine: pure Swift, Foundation only, no I/O. COUNTING.md lives here.
@@ -51,6 +52,24 @@ let package = Package(
       ]
     ),
     .testTarget(name: "StepKitTests", dependencies: ["StepKit"]),
+    // System SQLite (Debian libsqlite3-dev; the SDK's libsqlite3 on Apple platforms).
+    .systemLibrary(
+      name: "CSQLite",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+    ),
+    // The `stepkit` command: parses arguments, calls StepKitCore and HealthExport, prints.
+    .executableTarget(
+      name: "stepkit",
+      dependencies: ["StepKitCore", "HealthExport", "CSQLite"],
+      resources: [.copy("Resources/demo-export.xml")]
+    ),
+    // Unit tests of the parser and formatters, and end-to-end runs of the built binary
+    // compared with golden files (STEPKIT_RECORD_GOLDEN=1 re-records them).
+    .testTarget(
+      name: "stepkitTests",
+      dependencies: ["stepkit", "StepKitCore", "CSQLite"],
+      exclude: ["Golden", "Fixtures"]
+    ),
   ]
 )
 

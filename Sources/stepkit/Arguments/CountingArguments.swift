@@ -1,0 +1,120 @@
+import StepKitCore
+
+/// How a command prints its data.
+enum OutputFormat: String, CaseIterable, Sendable {
+  /// Aligned columns with totals, for people.
+  case table
+  /// `date,steps,distance_m,raw_steps,manual_steps`, for programs.
+  case csv
+  /// One JSON object.
+  case json
+}
+
+/// The options the counting commands share, turned into ``CountingOptions``.
+struct CountingArguments: Sendable {
+  /// Options for the engine.
+  var counting: CountingOptions
+  /// The export to read: a path, or `-` for standard input.
+  var export: String
+  /// Whether `--quiet` silences progress and notes on standard error.
+  var quiet: Bool
+
+  static let exportArgument = ArgumentSpec.Positional(
+    "EXPORT", help: "an export.zip, an export.xml, or - for standard input")
+
+  static let rangeOptions: [ArgumentSpec.Option] = [
+    .init("from", value: "YYYY-MM-DD", help: "First local day to report (default: the first with data)."),
+    .init("to", value: "YYYY-MM-DD", help: "Last local day to report (default: the last with data)."),
+  ]
+
+  static let policyOptions: [ArgumentSpec.Option] = [
+    .init(
+      "policy", value: "health|device|all",
+      help:
+        "health: leave out hand-typed steps (default); device: only Apple Watch and iPhone; all: keep everything."
+    ),
+    .init(
+      "time-zone", value: "recorded|Area/City",
+      help: "Where days begin: each sample's recorded UTC offset (default) or a named zone."),
+    .init(
+      "priority", value: "\"Source A,Source B\"",
+      help: "Sources to rank first, in this order; the rest follow the default ranking."),
+  ]
+
+  static let quietFlag = ArgumentSpec.Flag(
+    "quiet", short: "q", help: "No progress bar or notes on standard error.")
+
+  /// Reads the shared options from `parsed`.
+  ///
+  /// - Parameters:
+  ///   - parsed: The parsed command line.
+  ///   - unit: The bucket unit, when the command fixes it; otherwise `--by` is read.
+  /// - Throws: ``UsageError`` for a bad value.
+  init(_ parsed: ParsedArguments, unit: BucketUnit? = nil) throws(UsageError) {
+    var options = CountingOptions()
+    if let text = parsed.value("from") { options.from = try Self.date(text, option: "from") }
+    if let text = parsed.value("to") { options.to = try Self.date(text, option: "to") }
+    if let from = options.from, let to = options.to, to < from {
+      throw UsageError("--to \(to) is before --from \(from)")
+    }
+    if let unit {
+      options.unit = unit
+    } else if let text = parsed.value("by") {
+      guard let value = BucketUnit(rawValue: text) else {
+        throw UsageError("invalid --by '\(text)': expected hour, day, week or month")
+      }
+      options.unit = value
+    }
+    if let text = parsed.value("policy") {
+      guard let value = CountingPolicy(rawValue: text) else {
+        throw UsageError("invalid --policy '\(text)': expected health, device or all")
+      }
+      options.policy = value
+    }
+    if let text = parsed.value("time-zone") {
+      guard let value = TimeZoneRule(text) else {
+        throw UsageError(
+          "invalid --time-zone '\(text)': expected recorded or an IANA zone such as Asia/Shanghai")
+      }
+      options.timeZone = value
+    }
+    if let text = parsed.value("priority") {
+      let names = text.split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+      guard !names.isEmpty else {
+        throw UsageError("invalid --priority '\(text)': expected source names separated by commas")
+      }
+      options.ranking = SourceRanking(explicitOrder: names)
+    }
+    self.counting = options
+    self.export = parsed.positionals.first ?? "-"
+    self.quiet = parsed.has("quiet")
+  }
+
+  /// Reads `--format`, defaulting to `table` on a terminal and `fallback` elsewhere.
+  static func format(
+    _ parsed: ParsedArguments, terminal: Bool, fallback: OutputFormat = .csv
+  ) throws(UsageError) -> OutputFormat {
+    guard let text = parsed.value("format") else { return terminal ? .table : fallback }
+    guard let format = OutputFormat(rawValue: text) else {
+      throw UsageError("invalid --format '\(text)': expected table, csv or json")
+    }
+    return format
+  }
+
+  private static func date(_ text: String, option: String) throws(UsageError) -> LocalDate {
+    guard let date = LocalDate(text) else {
+      throw UsageError("invalid --\(option) '\(text)': expected a date as YYYY-MM-DD")
+    }
+    return date
+  }
+}
+
+extension Substring {
+  /// The text without leading and trailing spaces and tabs.
+  var trimmingSpaces: String {
+    var text = self[...]
+    while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+    while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+    return String(text)
+  }
+}

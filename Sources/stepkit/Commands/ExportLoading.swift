@@ -1,0 +1,54 @@
+import HealthExport
+import StepKitCore
+
+/// Reads an export into a ``SampleLog`` for every command: the input, the
+/// progress bar and the invalid-record note.
+enum ExportLoading {
+  /// The reader's input for a command-line argument: `-` is standard input.
+  static func input(for argument: String) -> ExportInput {
+    argument == "-" ? .standardInput : .path(argument)
+  }
+
+  /// Reads `argument`'s export.
+  ///
+  /// - Parameters:
+  ///   - argument: A path, or `-` for standard input.
+  ///   - quiet: No progress bar.
+  ///   - console: Where the progress bar goes.
+  /// - Returns: The samples and what the export says about itself.
+  /// - Throws: ``CommandError/export(_:)``.
+  static func load(_ argument: String, quiet: Bool, console: Console) throws(CommandError) -> (
+    SampleLog, ExportInfo
+  ) {
+    var log = SampleLog()
+    let bar: ProgressBar? = quiet || !console.errorIsTerminal ? nil : ProgressBar(write: console.error)
+    let progress: (@Sendable (ExportProgress) -> Void)? = bar.map { bar in
+      { @Sendable report in bar.update(bytesRead: report.bytesRead, totalBytes: report.totalBytes) }
+    }
+    do {
+      let info = try ExportReader.read(input(for: argument), into: &log, progress: progress)
+      bar?.finish()
+      return (log, info)
+    } catch {
+      bar?.finish()
+      throw .export(error)
+    }
+  }
+
+  /// The one-line note about invalid records, or `nil` when there were none.
+  ///
+  /// `stepkit: 3 invalid records not counted: export.xml:12:3 (negative value), export.xml:40:3, export.xml:41:3`
+  static func invalidNote(_ report: InvalidSampleReport) -> String? {
+    guard report.count > 0 else { return nil }
+    let shown = report.examples.prefix(3)
+    var parts: [String] = []
+    for (index, example) in shown.enumerated() {
+      let place = example.location?.description ?? "unknown place"
+      parts.append(index == 0 ? "\(place) (\(example.reason))" : place)
+    }
+    let noun = report.count == 1 ? "record" : "records"
+    var line = "stepkit: \(report.count) invalid \(noun) not counted: " + parts.joined(separator: ", ")
+    if report.count > shown.count { line += ", …" }
+    return line + "\n"
+  }
+}

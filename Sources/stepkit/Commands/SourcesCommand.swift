@@ -1,0 +1,50 @@
+import StepKitCore
+
+/// `stepkit sources EXPORT`: every source with its class, rank, devices,
+/// sample counts and what it added after the merge: why the numbers are what they are.
+struct SourcesCommand: Subcommand {
+  static let name = "sources"
+  static let abstract = "Each source's rank, devices, samples and the steps it contributed."
+  static let discussion = """
+    Usage: stepkit sources EXPORT [options]
+
+    Lists every source in the export, highest priority first: its class
+    (typed-in, Apple Watch, iPhone, other), its rank in the merge, the device
+    models seen, how many step and distance samples it has, its raw steps,
+    the steps it contributed after the merge, its hand-typed steps, and its
+    first and last dates. Where two sources overlap, the lower rank number wins.
+
+    Examples:
+      stepkit sources export.zip
+      stepkit sources export.zip --policy all
+      stepkit sources export.zip --priority "Pedometer++" --format csv
+    """
+
+  static let arguments = ArgumentSpec(
+    options: CountingArguments.rangeOptions + CountingArguments.policyOptions + [
+      .init(
+        "format", value: "table|csv|json",
+        help: "Output format (default: table on a terminal, csv otherwise).")
+    ],
+    flags: [CountingArguments.quietFlag],
+    positionals: [CountingArguments.exportArgument])
+
+  var settings: CountingArguments
+  var format: OutputFormat
+
+  init(_ parsed: ParsedArguments, console: Console) throws(UsageError) {
+    settings = try CountingArguments(parsed, unit: .day)
+    format = try CountingArguments.format(parsed, terminal: console.outputIsTerminal)
+  }
+
+  func run(_ console: Console) throws(CommandError) {
+    let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
+    let tally = log.tally(settings.counting)
+    if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
+    switch format {
+    case .table: console.output(TableFormatter.sources(tally))
+    case .csv: console.output(CSVFormatter.sources(tally))
+    case .json: console.output(JSONFormatter.sources(tally, export: settings.export))
+    }
+  }
+}

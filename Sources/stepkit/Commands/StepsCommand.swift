@@ -1,0 +1,71 @@
+import StepKitCore
+
+/// `stepkit steps EXPORT`: the step counts the Health app would show, per day
+/// (or hour, week, month), with hand-typed steps out and iPhone + Watch counted once.
+struct StepsCommand: Subcommand {
+  static let name = "steps"
+  static let abstract = "Step counts per day (hour, week, month) as the Health app shows them."
+  static let discussion = """
+    Usage: stepkit steps EXPORT [options]
+
+    Counts the steps in an Apple Health export the way the Health app does:
+    overlapping iPhone, Apple Watch and app samples are counted once, from the
+    highest-ranked source, and steps typed in by hand are left out.
+    Columns: steps (counted), distance (walking + running), raw steps (every
+    sample added up, as a naive sum would) and hand-typed steps.
+
+    Examples:
+      stepkit steps export.zip
+      stepkit steps export.zip --from 2026-11-01 --to 2026-11-30 --format csv > november.csv
+      stepkit steps export.xml --by week --time-zone Asia/Shanghai
+      stepkit steps export.zip --policy device --format json
+      stepkit steps export.zip --priority "Ada's Apple Watch,Pedometer++"
+      unzip -p export.zip apple_health_export/export.xml | stepkit steps - --format csv
+    """
+
+  static let arguments = ArgumentSpec(
+    options: CountingArguments.rangeOptions + [
+      .init("by", value: "hour|day|week|month", help: "Bucket length (default: day; weeks start on Monday).")
+    ] + CountingArguments.policyOptions + [
+      .init(
+        "format", value: "table|csv|json",
+        help: "Output format (default: table on a terminal, csv otherwise).")
+    ],
+    flags: [CountingArguments.quietFlag],
+    positionals: [CountingArguments.exportArgument])
+
+  var settings: CountingArguments
+  var format: OutputFormat
+
+  init(_ parsed: ParsedArguments, console: Console) throws(UsageError) {
+    settings = try CountingArguments(parsed)
+    format = try CountingArguments.format(parsed, terminal: console.outputIsTerminal)
+  }
+
+  func run(_ console: Console) throws(CommandError) {
+    let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
+    let tally = log.tally(settings.counting)
+    if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
+    if !settings.quiet, let note = Self.emptyNote(tally, sampleCount: log.count, export: settings.export) {
+      console.error(note)
+    }
+    console.output(Self.render(tally, format: format, export: settings.export))
+  }
+
+  /// Why nothing was printed, when nothing was: no samples at all, or a
+  /// `--from`/`--to` range outside the data.
+  static func emptyNote(_ tally: Tally, sampleCount: Int, export: String) -> String? {
+    guard tally.buckets.isEmpty else { return nil }
+    guard sampleCount > 0 else { return "stepkit: no step or distance samples in \(export)\n" }
+    return "stepkit: no samples between --from and --to; leave them out to see every day of the export\n"
+  }
+
+  /// The tally in `format`.
+  static func render(_ tally: Tally, format: OutputFormat, export: String) -> String {
+    switch format {
+    case .table: return TableFormatter.steps(tally)
+    case .csv: return CSVFormatter.format(tally)
+    case .json: return JSONFormatter.steps(tally, export: export)
+    }
+  }
+}

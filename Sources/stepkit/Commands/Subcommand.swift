@@ -1,0 +1,59 @@
+import HealthExport
+
+/// One `stepkit` subcommand: its help, what it accepts, and how it runs.
+protocol Subcommand {
+  /// The name typed after `stepkit`.
+  static var name: String { get }
+  /// One line for the tool's command list.
+  static var abstract: String { get }
+  /// Usage, description and examples (the options are appended from ``arguments``).
+  static var discussion: String { get }
+  /// What the command accepts.
+  static var arguments: ArgumentSpec { get }
+
+  /// Reads the command's settings.
+  ///
+  /// - Throws: ``UsageError`` for a bad value.
+  init(_ parsed: ParsedArguments, console: Console) throws(UsageError)
+
+  /// Runs the command.
+  ///
+  /// - Throws: ``CommandError``.
+  func run(_ console: Console) throws(CommandError)
+}
+
+extension Subcommand {
+  /// The full `--help` text.
+  static var help: String {
+    discussion + "\n\nArguments and options:\n" + arguments.helpLines + "\n"
+  }
+}
+
+/// Why a command stopped: the exit code and what to say.
+enum CommandError: Error {
+  /// A bad command line: exit 2.
+  case usage(UsageError)
+  /// The export could not be read: exit 1, with file, line and column.
+  case export(HealthExportError)
+  /// An output file could not be written, or the bundled demo is missing: exit 1.
+  case output(String)
+
+  /// The process exit code.
+  var exitCode: Int32 {
+    switch self {
+    case .usage: return 2
+    case .export, .output: return 1
+    }
+  }
+
+  /// The one-line message; an unreadable export is described in Simplified
+  /// Chinese when `chinese` is set (the user's locale is `zh…`).
+  func message(chinese: Bool = false) -> String {
+    switch self {
+    case .usage(let error): return error.message
+    case .export(let error):
+      return chinese ? error.chineseDescription : error.errorDescription ?? String(describing: error)
+    case .output(let message): return message
+    }
+  }
+}

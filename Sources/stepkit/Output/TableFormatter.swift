@@ -1,0 +1,98 @@
+import StepKitCore
+
+/// The `--format table` outputs: aligned columns with totals, for people.
+enum TableFormatter {
+  /// The buckets of `tally` with a totals row.
+  static func steps(_ tally: Tally) -> String {
+    let unit = tally.options.unit
+    let dateHeader: String
+    switch unit {
+    case .hour: dateHeader = "hour"
+    case .day: dateHeader = "date"
+    case .week: dateHeader = "week of"
+    case .month: dateHeader = "month"
+    }
+    var rows: [[String]] = [[dateHeader, "steps", "km", "raw steps", "hand-typed"]]
+    for bucket in tally.buckets {
+      rows.append(cells(bucket, label: bucket.label(unit: unit)))
+    }
+    let total = tally.total
+    let totalRow = cells(total, label: "total")
+    rows.append(totalRow)
+    var lines = TextFormatting.columns(rows, rightAligned: [false, true, true, true, true])
+    let width = lines.map(TextFormatting.displayWidth).max() ?? 0
+    lines.insert(String(repeating: "─", count: width), at: 1)
+    lines.insert(String(repeating: "─", count: width), at: lines.count - 1)
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private static func cells(_ bucket: Tally.Bucket, label: String) -> [String] {
+    [
+      label,
+      TextFormatting.grouped(bucket.roundedSteps),
+      TextFormatting.kilometres(bucket.roundedDistanceMeters),
+      TextFormatting.grouped(bucket.roundedRawSteps),
+      TextFormatting.grouped(bucket.roundedManualSteps),
+    ]
+  }
+
+  /// Each source with its class, rank, devices, sample counts and steps.
+  static func sources(_ tally: Tally) -> String {
+    guard !tally.sources.isEmpty else { return "No step or distance samples in this export.\n" }
+    var rows: [[String]] = [
+      [
+        "rank", "source", "class", "devices", "samples", "raw steps", "counted", "hand-typed",
+        "first", "last",
+      ]
+    ]
+    for row in tally.sources {
+      rows.append([
+        String(row.rank),
+        row.name,
+        row.sourceClass.description,
+        row.deviceModels.isEmpty ? "-" : row.deviceModels.joined(separator: ", "),
+        sampleCounts(row),
+        TextFormatting.grouped(roundedForOutput(row.rawSteps)),
+        row.isCounted ? TextFormatting.grouped(roundedForOutput(row.countedSteps)) : "left out",
+        TextFormatting.grouped(roundedForOutput(row.manualSteps)),
+        row.firstStart.map { String(TextFormatting.isoUTC($0).prefix(10)) } ?? "-",
+        row.lastEnd.map { String(TextFormatting.isoUTC($0).prefix(10)) } ?? "-",
+      ])
+    }
+    var totalRaw = 0.0
+    var totalCounted = 0.0
+    var totalManual = 0.0
+    for row in tally.sources {
+      totalRaw += row.rawSteps
+      totalCounted += row.countedSteps
+      totalManual += row.manualSteps
+    }
+    rows.append([
+      "", "total", "", "", "",
+      TextFormatting.grouped(roundedForOutput(totalRaw)),
+      TextFormatting.grouped(roundedForOutput(totalCounted)),
+      TextFormatting.grouped(roundedForOutput(totalManual)),
+      "", "",
+    ])
+    var lines = TextFormatting.columns(
+      rows, rightAligned: [true, false, false, false, true, true, true, true, false, false])
+    lines = lines.map { line in
+      var trimmed = Substring(line)
+      while trimmed.last == " " { trimmed = trimmed.dropLast() }
+      return String(trimmed)
+    }
+    let width = lines.map(TextFormatting.displayWidth).max() ?? 0
+    lines.insert(String(repeating: "─", count: width), at: 1)
+    lines.insert(String(repeating: "─", count: width), at: lines.count - 1)
+    lines.append("")
+    lines.append(
+      "rank: 1 wins where sources overlap (policy \(tally.options.policy.rawValue)). "
+        + "counted: steps a source added after the merge; first/last: UTC dates.")
+    lines.append("samples: step samples + distance samples.")
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private static func sampleCounts(_ row: Tally.SourceRow) -> String {
+    "\(TextFormatting.grouped(Int64(row.stepSamples))) + \(TextFormatting.grouped(Int64(row.distanceSamples)))"
+  }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import StepKitCore
+
+/// Locale-independent number and date text, so that output is the same on every machine.
+enum TextFormatting {
+  /// `12345678` → `12,345,678` (the table's grouping; csv and json never group).
+  static func grouped(_ value: Int64) -> String {
+    let digits = String(value.magnitude)
+    var result = ""
+    for (index, character) in digits.enumerated() {
+      if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
+      result.append(character)
+    }
+    return value < 0 ? "-" + result : result
+  }
+
+  /// Metres as kilometres with two decimals: `6512` → `6.51`.
+  static func kilometres(_ metres: Int64) -> String {
+    let hundredths = (metres.magnitude + 5) / 10
+    let whole = Int64(hundredths / 100)
+    let fraction = hundredths % 100
+    let text = grouped(whole) + "." + (fraction < 10 ? "0" : "") + String(fraction)
+    return metres < 0 ? "-" + text : text
+  }
+
+  /// `text` right-aligned in `width` terminal columns.
+  static func padLeft(_ text: String, _ width: Int) -> String {
+    String(repeating: " ", count: max(0, width - displayWidth(text))) + text
+  }
+
+  /// `text` left-aligned in `width` terminal columns.
+  static func padRight(_ text: String, _ width: Int) -> String {
+    text + String(repeating: " ", count: max(0, width - displayWidth(text)))
+  }
+
+  /// How many terminal columns `text` takes: East Asian wide and fullwidth
+  /// characters (`小米运动健康`) take two, combining marks and joiners none.
+  static func displayWidth(_ text: String) -> Int {
+    var width = 0
+    for scalar in text.unicodeScalars {
+      let value = scalar.value
+      switch scalar.properties.generalCategory {
+      case .nonspacingMark, .enclosingMark, .format: continue
+      default: break
+      }
+      let wide =
+        (0x1100...0x115F).contains(value) || (0x2E80...0x303E).contains(value)
+        || (0x3041...0x33FF).contains(value) || (0x3400...0x4DBF).contains(value)
+        || (0x4E00...0x9FFF).contains(value) || (0xA000...0xA4CF).contains(value)
+        || (0xAC00...0xD7A3).contains(value) || (0xF900...0xFAFF).contains(value)
+        || (0xFE30...0xFE4F).contains(value) || (0xFF00...0xFF60).contains(value)
+        || (0xFFE0...0xFFE6).contains(value) || (0x1F300...0x1F64F).contains(value)
+        || (0x1F900...0x1F9FF).contains(value) || (0x20000...0x3FFFD).contains(value)
+      width += wide ? 2 : 1
+    }
+    return width
+  }
+
+  /// Aligns rows of cells into columns; `rightAligned[i]` says how column `i` aligns.
+  static func columns(_ rows: [[String]], rightAligned: [Bool], separator: String = "  ") -> [String] {
+    let count = rows.map(\.count).max() ?? 0
+    var widths = [Int](repeating: 0, count: count)
+    for row in rows {
+      for (index, cell) in row.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) }
+    }
+    return rows.map { row in
+      var cells: [String] = []
+      for (index, cell) in row.enumerated() {
+        let right = index < rightAligned.count && rightAligned[index]
+        let isLast = index == row.count - 1
+        cells.append(right ? padLeft(cell, widths[index]) : (isLast ? cell : padRight(cell, widths[index])))
+      }
+      return cells.joined(separator: separator)
+    }
+  }
+
+  /// An instant as ISO 8601 in UTC: `2026-11-29T00:30:00Z`.
+  static func isoUTC(_ date: Date) -> String {
+    localDateTime(date.epochMilliseconds, offsetSeconds: 0)
+  }
+
+  /// An instant as ISO 8601 local time at `offsetSeconds`: `2026-11-29T08:30:00+08:00`
+  /// (`Z` for offset zero). Milliseconds are shown only when not zero.
+  static func localDateTime(_ epochMilliseconds: EpochMilliseconds, offsetSeconds: Int) -> String {
+    let local = epochMilliseconds + Int64(offsetSeconds) * 1000
+    let msPerDay: Int64 = 86_400_000
+    let days = local >= 0 ? local / msPerDay : (local - msPerDay + 1) / msPerDay
+    let msOfDay = local - days * msPerDay
+    let date = LocalDate(daysSinceEpoch: Int(days))
+    let seconds = Int(msOfDay / 1000)
+    let millis = Int(msOfDay % 1000)
+    var text = "\(date)T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
+    if millis != 0 { text += "." + String(String(millis + 1000).dropFirst()) }
+    return text + offset(offsetSeconds)
+  }
+
+  /// The local calendar day of an instant at `offsetSeconds`.
+  static func localDay(_ epochMilliseconds: EpochMilliseconds, offsetSeconds: Int) -> LocalDate {
+    let local = epochMilliseconds + Int64(offsetSeconds) * 1000
+    let msPerDay: Int64 = 86_400_000
+    let days = local >= 0 ? local / msPerDay : (local - msPerDay + 1) / msPerDay
+    return LocalDate(daysSinceEpoch: Int(days))
+  }
+
+  /// `+08:00`, `-05:30`, or `Z` for zero.
+  static func offset(_ seconds: Int) -> String {
+    guard seconds != 0 else { return "Z" }
+    let minutes = abs(seconds) / 60
+    return (seconds < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
+  }
+
+  private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}

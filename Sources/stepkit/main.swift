@@ -1,0 +1,1 @@
+Platform.exit(StepKitCommand.main(Array(CommandLine.arguments.dropFirst()), console: .standard))
