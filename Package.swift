@@ -60,7 +60,7 @@ let package = Package(
     // The `stepkit` command: parses arguments, calls StepKitCore and HealthExport, prints.
     .executableTarget(
       name: "stepkit",
-      dependencies: ["StepKitCore", "HealthExport", "CSQLite"],
+      dependencies: ["StepKitCore", "HealthExport", "StepKit", "CSQLite"],
       resources: [.copy("Resources/demo-export.xml")]
     ),
     // Unit tests of the parser and formatters, and end-to-end runs of the built binary

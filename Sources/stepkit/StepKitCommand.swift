@@ -3,7 +3,10 @@
 enum StepKitCommand {
   /// Every subcommand, in the order help lists them.
   static var subcommands: [any Subcommand.Type] {
-    [StepsCommand.self, SourcesCommand.self, ChartCommand.self, SQLiteCommand.self, DemoCommand.self]
+    [
+      StepsCommand.self, SourcesCommand.self, ChartCommand.self, SQLiteCommand.self, DoctorCommand.self,
+      DemoCommand.self,
+    ]
   }
 
   static let version = "0.1.0"
@@ -39,6 +42,7 @@ enum StepKitCommand {
         stepkit sources export.zip
         stepkit chart export.zip -o steps.html
         stepkit sqlite export.zip health.db
+        stepkit doctor MyApp/
 
       Run `stepkit <command> --help` for a command's options.
 
@@ -94,7 +98,8 @@ enum StepKitCommand {
       try instance.run(console)
       return 0
     } catch {
-      console.error("stepkit: error: \(error.message(chinese: console.prefersChinese))\n")
+      let message = error.message(chinese: console.prefersChinese)
+      if !message.isEmpty { console.error("stepkit: error: \(message)\n") }
       return error.exitCode
     }
   }

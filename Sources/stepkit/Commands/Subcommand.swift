@@ -37,12 +37,14 @@ enum CommandError: Error {
   case export(HealthExportError)
   /// An output file could not be written, or the bundled demo is missing: exit 1.
   case output(String)
+  /// A check found problems and printed them already: exit 1, nothing more to say.
+  case checkFailed
 
   /// The process exit code.
   var exitCode: Int32 {
     switch self {
     case .usage: return 2
-    case .export, .output: return 1
+    case .export, .output, .checkFailed: return 1
     }
   }
 
@@ -54,6 +56,7 @@ enum CommandError: Error {
     case .export(let error):
       return chinese ? error.chineseDescription : error.errorDescription ?? String(describing: error)
     case .output(let message): return message
+    case .checkFailed: return ""
     }
   }
 }
