@@ -23,7 +23,8 @@ let package = Package(
     // Reads Apple Health exports (export.zip / export.xml) as a stream.
     .target(name: "HealthExport", dependencies: ["StepKitCore", "CZlib"]),
     .testTarget(
-      name: "HealthExportTests", dependencies: ["HealthExport", "CZlib", "export-generator"], resources: [.copy("Fixtures")]),
+      name: "HealthExportTests", dependencies: ["HealthExport", "CZlib", "export-generator"],
+      resources: [.copy("Fixtures")]),
     // Writes deterministic, realistic Apple Health exports (export.xml / export.zip) for tests,
     // the demo and benchmarks.
     .executableTarget(name: "export-generator", dependencies: ["CZlib"], path: "Benchmarks/ExportGenerator"),
@@ -35,7 +36,8 @@ let package = Package(
       name: "core-benchmark", dependencies: ["StepKitCore"], path: "Benchmarks/CoreBenchmark"),
     // Release benchmark of the export reader (Benchmarks/run-benchmarks.sh compares it with peers).
     .executableTarget(
-      name: "reader-benchmark", dependencies: ["HealthExport", "StepKitCore"], path: "Benchmarks/ReaderBenchmark"),
+      name: "reader-benchmark", dependencies: ["HealthExport", "StepKitCore"],
+      path: "Benchmarks/ReaderBenchmark"),
 
     // Linux only: the subsets of HealthKit and CoreMotion the providers use,
     // with the same names and signatures, so the provider sources build and
