@@ -118,25 +118,25 @@ public enum ExportReader {
     let head = try file.readBytes(at: 0, count: Int(min(file.byteCount, 64)), what: "file signature")
     let kind = classify(head[...], name: path)
     if kind == .zip { return try openZip(ZipArchive(source: file)) }
-    if kind == .notAZip { throw .notAZip(path: path) }
+    if kind == .notAZip { throw HealthExportError.notAZip(path: path) }
     return Opened(source: try FileChunkSource(path: path))
   }
 
   private static func openData(_ data: Data, name: String) throws(HealthExportError) -> Opened {
     let kind = classify(ArraySlice(data.prefix(64)), name: name)
     if kind == .zip { return try openZip(ZipArchive(source: MemoryByteSource(data, displayName: name))) }
-    if kind == .notAZip { throw .notAZip(path: name) }
+    if kind == .notAZip { throw HealthExportError.notAZip(path: name) }
     return Opened(source: MemoryChunkSource(data, displayName: name))
   }
 
   /// Whether `path` names a regular file (following symbolic links).
   private static func isRegularFile(_ path: String) throws(HealthExportError) -> Bool {
     let descriptor = Foundation.open(path, O_RDONLY)
-    guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: PlatformError.lastMessage()) }
+    guard descriptor >= 0 else { throw HealthExportError.cannotOpen(path: path, reason: PlatformError.lastMessage()) }
     defer { close(descriptor) }
     var info = stat()
     guard fstat(descriptor, &info) == 0 else {
-      throw .cannotOpen(path: path, reason: PlatformError.lastMessage())
+      throw HealthExportError.cannotOpen(path: path, reason: PlatformError.lastMessage())
     }
     return (info.st_mode & S_IFMT) == S_IFREG
   }

@@ -65,7 +65,7 @@ enum ExportTestSupport {
       _ = try read(xml, bufferBytes: bufferBytes, chunkSize: chunkSize)
       return nil
     } catch {
-      return error
+      return HealthExportError(wrapping: error, path: "export.xml")
     }
   }
 

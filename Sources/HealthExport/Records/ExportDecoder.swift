@@ -128,7 +128,7 @@ struct ExportDecoder: ~Copyable {
       return nil
     }
     if parents == 0 {
-      guard scanner.nameIs("HealthData") else { throw .notAHealthExport(file: scanner.fileName) }
+      guard scanner.nameIs("HealthData") else { throw HealthExportError.notAHealthExport(file: scanner.fileName) }
       var cursor = scanner.nameEnd
       while let attribute = try scanner.nextAttribute(&cursor) {
         if scanner.attributeNameIs(attribute, "locale") { info.locale = try scanner.decodedValue(attribute) }

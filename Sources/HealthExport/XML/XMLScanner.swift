@@ -177,7 +177,7 @@ struct XMLScanner: ~Copyable {
   private mutating func finish() throws(HealthExportError) -> XMLToken {
     advanceCount(to: end)
     if depth > 0 { throw truncatedError() }
-    guard rootSeen else { throw .notAHealthExport(file: fileName) }
+    guard rootSeen else { throw HealthExportError.notAHealthExport(file: fileName) }
     return .endOfInput
   }
 
@@ -192,7 +192,7 @@ struct XMLScanner: ~Copyable {
     while i < to {
       let b = buffer[i]
       if b > 32 {
-        if !rootSeen { throw .notAHealthExport(file: fileName) }
+        if !rootSeen { throw HealthExportError.notAHealthExport(file: fileName) }
         throw malformed(at: i, "text after the root element")
       }
       i += 1
@@ -513,7 +513,7 @@ struct XMLScanner: ~Copyable {
     if end == capacity {
       guard capacity < maximumTokenBytes else {
         let (line, column) = lineAndColumn(at: 0)
-        throw .tokenTooLarge(file: fileName, line: line, column: column, limit: maximumTokenBytes)
+        throw HealthExportError.tokenTooLarge(file: fileName, line: line, column: column, limit: maximumTokenBytes)
       }
       let newCapacity = min(capacity * 2, maximumTokenBytes)
       let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
