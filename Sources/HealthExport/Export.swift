@@ -47,7 +47,7 @@ public enum ExportReader {
   public static func read(
     _ input: ExportInput, into log: inout SampleLog,
     progress: (@Sendable (ExportProgress) -> Void)? = nil
-  ) throws(HealthExportError) -> ExportInfo {
+  ) throws -> ExportInfo {
     let opened = try open(input)
     return try read(source: opened.source, entryName: opened.entryName, into: &log, progress: progress)
   }
@@ -83,7 +83,7 @@ public enum ExportReader {
     bufferBytes: Int = XMLScanner.defaultBufferBytes,
     maximumTokenBytes: Int = XMLScanner.defaultMaximumTokenBytes,
     progress: (@Sendable (ExportProgress) -> Void)? = nil
-  ) throws(HealthExportError) -> ExportInfo {
+  ) throws -> ExportInfo {
     var decoder = ExportDecoder(
       source: source, mode: .samples, xmlEntryName: entryName, bufferBytes: bufferBytes,
       maximumTokenBytes: maximumTokenBytes, progress: progress)
@@ -99,7 +99,7 @@ public enum ExportReader {
   /// `PK\u{5}\u{6}` for an empty one), never by its name: an `export.xml`
   /// renamed to `.zip` is still read, and a `.zip` that is neither a zip nor
   /// XML is reported as ``HealthExportError/notAZip(path:)``.
-  private static func open(_ input: ExportInput) throws(HealthExportError) -> Opened {
+  private static func open(_ input: ExportInput) throws -> Opened {
     switch input {
     case .standardInput:
       return Opened(source: FileChunkSource.standardInput())
@@ -110,7 +110,7 @@ public enum ExportReader {
     }
   }
 
-  private static func openPath(_ path: String) throws(HealthExportError) -> Opened {
+  private static func openPath(_ path: String) throws -> Opened {
     if path == "-" { return Opened(source: FileChunkSource.standardInput()) }
     // Pipes and devices cannot be searched for a zip directory: read them as XML.
     guard try isRegularFile(path) else { return Opened(source: try FileChunkSource(path: path)) }
@@ -122,7 +122,7 @@ public enum ExportReader {
     return Opened(source: try FileChunkSource(path: path))
   }
 
-  private static func openData(_ data: Data, name: String) throws(HealthExportError) -> Opened {
+  private static func openData(_ data: Data, name: String) throws -> Opened {
     let kind = classify(ArraySlice(data.prefix(64)), name: name)
     if kind == .zip { return try openZip(ZipArchive(source: MemoryByteSource(data, displayName: name))) }
     if kind == .notAZip { throw HealthExportError.notAZip(path: name) }
@@ -130,9 +130,11 @@ public enum ExportReader {
   }
 
   /// Whether `path` names a regular file (following symbolic links).
-  private static func isRegularFile(_ path: String) throws(HealthExportError) -> Bool {
+  private static func isRegularFile(_ path: String) throws -> Bool {
     let descriptor = Foundation.open(path, O_RDONLY)
-    guard descriptor >= 0 else { throw HealthExportError.cannotOpen(path: path, reason: PlatformError.lastMessage()) }
+    guard descriptor >= 0 else {
+      throw HealthExportError.cannotOpen(path: path, reason: PlatformError.lastMessage())
+    }
     defer { close(descriptor) }
     var info = stat()
     guard fstat(descriptor, &info) == 0 else {
@@ -163,7 +165,7 @@ public enum ExportReader {
     return name.lowercased().hasSuffix(".zip") ? .notAZip : .xml
   }
 
-  private static func openZip(_ archive: ZipArchive) throws(HealthExportError) -> Opened {
+  private static func openZip(_ archive: ZipArchive) throws -> Opened {
     let entry = try HealthXMLLocator.healthExportEntry(in: archive)
     return Opened(source: try ZipEntryChunkSource(archive: archive, entry: entry), entryName: entry.name)
   }

@@ -18,7 +18,7 @@ struct ChunkedSource: ByteChunkSource {
     self.displayName = name
   }
 
-  mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+  mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
     let count = min(buffer.count, chunkSize, bytes.count - position)
     guard count > 0 else { return 0 }
     bytes.withUnsafeBytes { raw in
@@ -41,7 +41,7 @@ enum ExportTestSupport {
   static func read(
     _ xml: String, bufferBytes: Int = 1 << 16, chunkSize: Int = Int.max,
     maximumTokenBytes: Int = XMLScanner.defaultMaximumTokenBytes
-  ) throws(HealthExportError) -> ReadOutcome {
+  ) throws -> ReadOutcome {
     try read(
       bytes: Array(xml.utf8), bufferBytes: bufferBytes, chunkSize: chunkSize,
       maximumTokenBytes: maximumTokenBytes)
@@ -50,7 +50,7 @@ enum ExportTestSupport {
   static func read(
     bytes: [UInt8], bufferBytes: Int = 1 << 16, chunkSize: Int = Int.max,
     maximumTokenBytes: Int = XMLScanner.defaultMaximumTokenBytes
-  ) throws(HealthExportError) -> ReadOutcome {
+  ) throws -> ReadOutcome {
     var log = SampleLog()
     let info = try ExportReader.read(
       source: ChunkedSource(bytes, chunkSize: chunkSize), into: &log, bufferBytes: bufferBytes,

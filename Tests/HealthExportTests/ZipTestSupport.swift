@@ -4,20 +4,20 @@ import Foundation
 
 /// Helpers shared by the zip, inflate and locator tests.
 enum ZipTestSupport {
-  static func archive(_ bytes: [UInt8], name: String = "export.zip") throws(HealthExportError) -> ZipArchive {
+  static func archive(_ bytes: [UInt8], name: String = "export.zip") throws -> ZipArchive {
     try ZipArchive(source: MemoryByteSource(Data(bytes), displayName: name))
   }
 
   /// Reads an entry on the calling thread with the synchronous reader.
   static func readSynchronously(
     _ entry: ZipEntry, of archive: ZipArchive, bufferSize: Int = 1000
-  ) throws(HealthExportError) -> [UInt8] {
+  ) throws -> [UInt8] {
     let reader = try ZipEntryReader(archive: archive, entry: entry, inputChunkSize: 777)
     var output: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: bufferSize)
     while true {
       let result = buffer.withUnsafeMutableBytes { raw in
-        Result { () throws(HealthExportError) -> Int in try reader.read(into: raw) }
+        Result { () throws -> Int in try reader.read(into: raw) }
       }
       let count = try result.get()
       if count == 0 { return output }
@@ -29,20 +29,20 @@ enum ZipTestSupport {
   static func readPipelined(
     _ entry: ZipEntry, of archive: ZipArchive, bufferSize: Int = 4096, bufferCount: Int = 2,
     readSize: Int = 1500
-  ) throws(HealthExportError) -> [UInt8] {
+  ) throws -> [UInt8] {
     var source: any ByteChunkSource = try ZipEntryChunkSource(
       archive: archive, entry: entry, bufferSize: bufferSize, bufferCount: bufferCount)
     return try drain(&source, readSize: readSize)
   }
 
-  static func drain(_ source: inout any ByteChunkSource, readSize: Int = 1500) throws(HealthExportError)
+  static func drain(_ source: inout any ByteChunkSource, readSize: Int = 1500) throws
     -> [UInt8]
   {
     var output: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: readSize)
     while true {
       let result = buffer.withUnsafeMutableBytes { raw in
-        Result { () throws(HealthExportError) -> Int in try source.read(into: raw) }
+        Result { () throws -> Int in try source.read(into: raw) }
       }
       let count = try result.get()
       if count == 0 { return output }

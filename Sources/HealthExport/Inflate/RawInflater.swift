@@ -22,7 +22,7 @@ final class RawInflater {
   /// - Parameter entryName: The entry's name for errors.
   /// - Throws: ``HealthExportError/corruptCompressedData(entry:detail:)`` when
   ///   zlib cannot be initialised (out of memory).
-  init(entryName: String) throws(HealthExportError) {
+  init(entryName: String) throws {
     let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
     stream.initialize(to: z_stream())
     // `inflateInit2` is a macro the importer cannot see; call what it expands to.
@@ -31,7 +31,8 @@ final class RawInflater {
       // Nothing of `self` is initialized yet, so `deinit` will not run.
       stream.deinitialize(count: 1)
       stream.deallocate()
-      throw .corruptCompressedData(entry: entryName, detail: "zlib could not start (status \(status))")
+      throw HealthExportError.corruptCompressedData(
+        entry: entryName, detail: "zlib could not start (status \(status))")
     }
     self.stream = stream
     self.entryName = entryName
@@ -48,7 +49,7 @@ final class RawInflater {
   /// - Returns: How much was consumed and produced, and whether the stream ended.
   /// - Throws: ``HealthExportError/corruptCompressedData(entry:detail:)`` for
   ///   invalid deflate data.
-  func inflate(input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer) throws(HealthExportError)
+  func inflate(input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer) throws
     -> Step
   {
     let inCount = min(input.count, Int(UInt32.max))
@@ -71,13 +72,13 @@ final class RawInflater {
     case Z_STREAM_END:
       return Step(consumed: consumed, produced: produced, streamEnded: true)
     case Z_NEED_DICT:
-      throw .corruptCompressedData(
+      throw HealthExportError.corruptCompressedData(
         entry: entryName, detail: "the deflate stream asks for a preset dictionary")
     case Z_MEM_ERROR:
-      throw .corruptCompressedData(entry: entryName, detail: "out of memory while inflating")
+      throw HealthExportError.corruptCompressedData(entry: entryName, detail: "out of memory while inflating")
     default:
       let message = stream.pointee.msg.map { String(cString: $0) } ?? "status \(status)"
-      throw .corruptCompressedData(entry: entryName, detail: message)
+      throw HealthExportError.corruptCompressedData(entry: entryName, detail: message)
     }
   }
 }

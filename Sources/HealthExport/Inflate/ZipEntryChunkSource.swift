@@ -30,7 +30,7 @@ final class ZipEntryChunkSource: ByteChunkSource {
   /// - Throws: What ``ZipEntryReader/init(archive:entry:verifiesChecksum:inputChunkSize:)``
   ///   throws; later errors arrive through ``read(into:)``.
   init(archive: ZipArchive, entry: ZipEntry, bufferSize: Int = 1 << 20, bufferCount: Int = 4)
-    throws(HealthExportError)
+    throws
   {
     let reader = try ZipEntryReader(archive: archive, entry: entry, verifiesChecksum: false)
     displayName = reader.displayName
@@ -44,7 +44,7 @@ final class ZipEntryChunkSource: ByteChunkSource {
         Self.produce(reader: transfer.value, pipeline: pipeline)
       })
     else {
-      throw .readFailed(path: displayName, reason: "cannot start the inflating thread")
+      throw HealthExportError.readFailed(path: displayName, reason: "cannot start the inflating thread")
     }
     self.producer = producer
   }
@@ -81,7 +81,7 @@ final class ZipEntryChunkSource: ByteChunkSource {
   /// The next chunk of bytes, valid until the next call; `nil` at the end.
   ///
   /// - Throws: The producer's error, or ``HealthExportError/checksumMismatch(entry:)``.
-  func nextChunk() throws(HealthExportError) -> UnsafeRawBufferPointer? {
+  func nextChunk() throws -> UnsafeRawBufferPointer? {
     if let current, current.position < current.count {
       self.current?.position = current.count
       let buffer = pipeline.buffers[current.index]
@@ -91,7 +91,7 @@ final class ZipEntryChunkSource: ByteChunkSource {
     return try nextChunk()
   }
 
-  func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+  func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
     while true {
       if let current, current.position < current.count {
         let count = min(buffer.count, current.count - current.position)
@@ -107,7 +107,7 @@ final class ZipEntryChunkSource: ByteChunkSource {
   }
 
   /// Moves to the next filled buffer; `false` at the end.
-  private func advance() throws(HealthExportError) -> Bool {
+  private func advance() throws -> Bool {
     if let outcome {
       try outcome.get()
       return false
@@ -123,7 +123,7 @@ final class ZipEntryChunkSource: ByteChunkSource {
       producer.join()
       guard crc == expectedCRC else {
         outcome = .failure(.checksumMismatch(entry: displayName))
-        throw .checksumMismatch(entry: displayName)
+        throw HealthExportError.checksumMismatch(entry: displayName)
       }
       outcome = .success(())
       return false

@@ -33,16 +33,16 @@ final class ZipEntryReader {
   ///   ``HealthExportError/corruptZip(path:detail:byteOffset:)``.
   init(
     archive: ZipArchive, entry: ZipEntry, verifiesChecksum: Bool = true, inputChunkSize: Int = 1 << 20
-  ) throws(HealthExportError) {
+  ) throws {
     self.entry = entry
     self.source = archive.source
     self.displayName = archive.displayName(of: entry)
     self.verifiesChecksum = verifiesChecksum
-    guard !entry.isEncrypted else { throw .encryptedEntry(entry: displayName) }
+    guard !entry.isEncrypted else { throw HealthExportError.encryptedEntry(entry: displayName) }
     switch entry.method {
     case 0:
       guard entry.compressedSize == entry.uncompressedSize else {
-        throw .corruptZip(
+        throw HealthExportError.corruptZip(
           path: archive.displayName,
           detail: "stored entry \(entry.name) has different compressed and uncompressed sizes",
           byteOffset: entry.centralDirectoryOffset)
@@ -51,7 +51,7 @@ final class ZipEntryReader {
     case 8:
       inflater = try RawInflater(entryName: displayName)
     default:
-      throw .unsupportedCompression(entry: displayName, method: Int(entry.method))
+      throw HealthExportError.unsupportedCompression(entry: displayName, method: Int(entry.method))
     }
     inputOffset = try archive.dataOffset(of: entry)
     inputRemaining = entry.compressedSize
@@ -70,7 +70,7 @@ final class ZipEntryReader {
   /// - Throws: ``HealthExportError/corruptCompressedData(entry:detail:)`` for
   ///   invalid or truncated data or a wrong size,
   ///   ``HealthExportError/checksumMismatch(entry:)``, or a read error.
-  func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+  func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
     guard !ended, buffer.count > 0 else { return 0 }
     let filled = inflater == nil ? try copyStored(into: buffer) : try inflate(into: buffer)
     if verifiesChecksum, filled > 0 {
@@ -83,14 +83,15 @@ final class ZipEntryReader {
     return filled
   }
 
-  private func copyStored(into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+  private func copyStored(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
     var filled = 0
     while filled < buffer.count, inputRemaining > 0 {
       let want = Int(min(Int64(buffer.count - filled), inputRemaining))
       let got = try source.read(
         at: inputOffset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<filled + want]))
       guard got > 0 else {
-        throw .corruptCompressedData(entry: displayName, detail: "the file ends inside the entry's data")
+        throw HealthExportError.corruptCompressedData(
+          entry: displayName, detail: "the file ends inside the entry's data")
       }
       filled += got
       inputOffset += Int64(got)
@@ -100,20 +101,21 @@ final class ZipEntryReader {
     return filled
   }
 
-  private func inflate(into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+  private func inflate(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
     guard let inflater else { return 0 }
     var filled = 0
     while filled < buffer.count {
       if inputStart == inputEnd {
         guard inputRemaining > 0 else {
-          throw .corruptCompressedData(
+          throw HealthExportError.corruptCompressedData(
             entry: displayName, detail: "the compressed data ends before the deflate stream does (truncated)")
         }
         let want = Int(min(Int64(input.count), inputRemaining))
         let got = try source.read(
           at: inputOffset, into: UnsafeMutableRawBufferPointer(rebasing: input[..<want]))
         guard got > 0 else {
-          throw .corruptCompressedData(entry: displayName, detail: "the file ends inside the entry's data")
+          throw HealthExportError.corruptCompressedData(
+            entry: displayName, detail: "the file ends inside the entry's data")
         }
         inputStart = 0
         inputEnd = got
@@ -126,7 +128,7 @@ final class ZipEntryReader {
       inputStart += step.consumed
       filled += step.produced
       if produced + Int64(filled) > entry.uncompressedSize {
-        throw .corruptCompressedData(
+        throw HealthExportError.corruptCompressedData(
           entry: displayName,
           detail: "inflates to more than the \(entry.uncompressedSize) bytes the directory declares")
       }
@@ -135,20 +137,20 @@ final class ZipEntryReader {
         break
       }
       if step.consumed == 0, step.produced == 0, inputStart < inputEnd {
-        throw .corruptCompressedData(entry: displayName, detail: "zlib made no progress")
+        throw HealthExportError.corruptCompressedData(entry: displayName, detail: "zlib made no progress")
       }
     }
     return filled
   }
 
-  private func verifyEnd() throws(HealthExportError) {
+  private func verifyEnd() throws {
     guard produced == entry.uncompressedSize else {
-      throw .corruptCompressedData(
+      throw HealthExportError.corruptCompressedData(
         entry: displayName,
         detail: "inflates to \(produced) bytes, but the directory declares \(entry.uncompressedSize)")
     }
     if verifiesChecksum, crc != entry.crc32 {
-      throw .checksumMismatch(entry: displayName)
+      throw HealthExportError.checksumMismatch(entry: displayName)
     }
   }
 }

@@ -13,13 +13,13 @@ final class FileChunkSource: ByteChunkSource {
   ///   - path: The file's path.
   ///   - displayName: The name used in errors; the path when `nil`.
   /// - Throws: ``HealthExportError/cannotOpen(path:reason:)``.
-  init(path: String, displayName: String? = nil) throws(HealthExportError) {
+  init(path: String, displayName: String? = nil) throws {
     let fd = open(path, O_RDONLY)
-    guard fd >= 0 else { throw .cannotOpen(path: path, reason: PlatformError.lastMessage()) }
+    guard fd >= 0 else { throw HealthExportError.cannotOpen(path: path, reason: PlatformError.lastMessage()) }
     var info = stat()
     if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
       close(fd)
-      throw .cannotOpen(path: path, reason: "is a directory")
+      throw HealthExportError.cannotOpen(path: path, reason: "is a directory")
     }
     descriptor = fd
     ownsDescriptor = true
@@ -49,7 +49,7 @@ final class FileChunkSource: ByteChunkSource {
     if ownsDescriptor { close(descriptor) }
   }
 
-  func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+  func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
     guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
     var filled = 0
     // Fill the whole buffer unless the input ends (pipes deliver small pieces).
@@ -62,7 +62,7 @@ final class FileChunkSource: ByteChunkSource {
       } else if errno == EINTR {
         continue
       } else {
-        throw .readFailed(path: displayName, reason: PlatformError.lastMessage())
+        throw HealthExportError.readFailed(path: displayName, reason: PlatformError.lastMessage())
       }
     }
     return filled
@@ -82,7 +82,7 @@ struct MemoryChunkSource: ByteChunkSource {
     self.displayName = displayName
   }
 
-  mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+  mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
     let count = min(buffer.count, bytes.count - position)
     guard count > 0 else { return 0 }
     let start = bytes.startIndex + position

@@ -10,7 +10,7 @@ protocol RandomAccessByteSource: Sendable {
   /// Copies up to `buffer.count` bytes starting at `offset` into `buffer`.
   ///
   /// - Returns: How many bytes were copied; fewer than asked only at the end.
-  func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int
+  func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 }
 
 extension RandomAccessByteSource {
@@ -18,22 +18,22 @@ extension RandomAccessByteSource {
   ///
   /// - Throws: ``HealthExportError/corruptZip(path:detail:byteOffset:)`` when
   ///   the bytes run out first (`what` names the structure being read).
-  func readBytes(at offset: Int64, count: Int, what: String) throws(HealthExportError) -> [UInt8] {
+  func readBytes(at offset: Int64, count: Int, what: String) throws -> [UInt8] {
     guard offset >= 0, count >= 0, offset <= byteCount, Int64(count) <= byteCount - offset else {
-      throw .corruptZip(
+      throw HealthExportError.corruptZip(
         path: displayName, detail: "\(what) runs past the end of the file", byteOffset: offset)
     }
     var bytes = [UInt8](repeating: 0, count: count)
     var filled = 0
     while filled < count {
       let result = bytes.withUnsafeMutableBytes { raw in
-        Result { () throws(HealthExportError) -> Int in
+        Result { () throws -> Int in
           try read(at: offset + Int64(filled), into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
         }
       }
       let got = try result.get()
       if got == 0 {
-        throw .corruptZip(
+        throw HealthExportError.corruptZip(
           path: displayName, detail: "\(what) runs past the end of the file", byteOffset: offset)
       }
       filled += got
@@ -54,19 +54,19 @@ final class FileByteSource: RandomAccessByteSource {
   ///   - path: The file's path.
   ///   - displayName: The name used in errors; the path when `nil`.
   /// - Throws: ``HealthExportError/cannotOpen(path:reason:)``.
-  init(path: String, displayName: String? = nil) throws(HealthExportError) {
+  init(path: String, displayName: String? = nil) throws {
     self.displayName = displayName ?? path
     let fd = open(path, O_RDONLY)
-    guard fd >= 0 else { throw .cannotOpen(path: path, reason: PlatformError.lastMessage()) }
+    guard fd >= 0 else { throw HealthExportError.cannotOpen(path: path, reason: PlatformError.lastMessage()) }
     var info = stat()
     guard fstat(fd, &info) == 0 else {
       let reason = PlatformError.lastMessage()
       close(fd)
-      throw .cannotOpen(path: path, reason: reason)
+      throw HealthExportError.cannotOpen(path: path, reason: reason)
     }
     guard (info.st_mode & S_IFMT) == S_IFREG else {
       close(fd)
-      throw .cannotOpen(path: path, reason: "not a regular file")
+      throw HealthExportError.cannotOpen(path: path, reason: "not a regular file")
     }
     descriptor = fd
     byteCount = Int64(info.st_size)
@@ -74,13 +74,13 @@ final class FileByteSource: RandomAccessByteSource {
 
   deinit { close(descriptor) }
 
-  func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+  func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
     guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
     while true {
       let got = pread(descriptor, base, buffer.count, off_t(offset))
       if got >= 0 { return got }
       if errno == EINTR { continue }
-      throw .readFailed(path: displayName, reason: PlatformError.lastMessage())
+      throw HealthExportError.readFailed(path: displayName, reason: PlatformError.lastMessage())
     }
   }
 }
@@ -96,7 +96,7 @@ struct MemoryByteSource: RandomAccessByteSource {
     self.displayName = displayName
   }
 
-  func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(HealthExportError) -> Int {
+  func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
     guard offset >= 0, offset < byteCount else { return 0 }
     let count = min(buffer.count, bytes.count - Int(offset))
     let start = bytes.startIndex + Int(offset)

@@ -68,7 +68,7 @@ struct ExportDecoder: ~Copyable {
   /// Reads on until a record to hand out (``Mode/records``) or the end.
   ///
   /// - Throws: The scanner's ``HealthExportError``s.
-  mutating func step() throws(HealthExportError) -> Event {
+  mutating func step() throws -> Event {
     while true {
       let token = try scanner.next()
       if progress != nil, scanner.refills != lastProgressRefills { reportProgress(final: false) }
@@ -98,7 +98,7 @@ struct ExportDecoder: ~Copyable {
   // MARK: - Start tags
 
   /// Handles a start tag; returns a finished record in ``Mode/records``.
-  private mutating func startTag() throws(HealthExportError) -> ExportRecord? {
+  private mutating func startTag() throws -> ExportRecord? {
     // The number of elements enclosing this one.
     let parents = scanner.isSelfClosing ? scanner.depth : scanner.depth - 1
     if parents == 1 {
@@ -128,7 +128,9 @@ struct ExportDecoder: ~Copyable {
       return nil
     }
     if parents == 0 {
-      guard scanner.nameIs("HealthData") else { throw HealthExportError.notAHealthExport(file: scanner.fileName) }
+      guard scanner.nameIs("HealthData") else {
+        throw HealthExportError.notAHealthExport(file: scanner.fileName)
+      }
       var cursor = scanner.nameEnd
       while let attribute = try scanner.nextAttribute(&cursor) {
         if scanner.attributeNameIs(attribute, "locale") { info.locale = try scanner.decodedValue(attribute) }
@@ -137,7 +139,7 @@ struct ExportDecoder: ~Copyable {
     return nil
   }
 
-  private mutating func exportDate() throws(HealthExportError) {
+  private mutating func exportDate() throws {
     var cursor = scanner.nameEnd
     while let attribute = try scanner.nextAttribute(&cursor) {
       guard scanner.attributeNameIs(attribute, "value") else { continue }
@@ -150,7 +152,7 @@ struct ExportDecoder: ~Copyable {
     }
   }
 
-  private mutating func me() throws(HealthExportError) {
+  private mutating func me() throws {
     var cursor = scanner.nameEnd
     while let attribute = try scanner.nextAttribute(&cursor) {
       let raw = try scanner.decodedValue(attribute)
@@ -175,7 +177,7 @@ struct ExportDecoder: ~Copyable {
 
   /// Decodes a top-level `<Record>` if it is a step or distance record.
   @inline(__always)
-  private mutating func sampleRecord() throws(HealthExportError) {
+  private mutating func sampleRecord() throws {
     var cursor = scanner.nameEnd
     var kind: QuantityKind?
     var firstAttribute = true
@@ -195,7 +197,7 @@ struct ExportDecoder: ~Copyable {
     try decodeSample(kind: kind, from: firstAttribute ? cursor : scanner.nameEnd)
   }
 
-  private mutating func decodeSample(kind: QuantityKind, from start: Int) throws(HealthExportError) {
+  private mutating func decodeSample(kind: QuantityKind, from start: Int) throws {
     info.stepAndDistanceRecords += 1
     var cursor = start
     var source: XMLAttribute?
@@ -311,12 +313,12 @@ struct ExportDecoder: ~Copyable {
   }
 
   /// Reports the current record as invalid (its children are then passed over).
-  private mutating func invalid(_ reason: InvalidSample.Reason) throws(HealthExportError) {
+  private mutating func invalid(_ reason: InvalidSample.Reason) throws {
     log.reportInvalid(reason, location: scanner.location(at: scanner.tagStart))
     info.invalidRecords += 1
   }
 
-  private mutating func sampleMetadata() throws(HealthExportError) {
+  private mutating func sampleMetadata() throws {
     var cursor = scanner.nameEnd
     var isUserEnteredKey = false
     var value: XMLAttribute?
@@ -337,7 +339,7 @@ struct ExportDecoder: ~Copyable {
 
   // MARK: - Records for forEachRecord
 
-  private mutating func exportRecord(types: Set<String>?) throws(HealthExportError) -> ExportRecord? {
+  private mutating func exportRecord(types: Set<String>?) throws -> ExportRecord? {
     var cursor = scanner.nameEnd
     var attributes: [String: String] = [:]
     var wanted = types == nil
@@ -357,7 +359,7 @@ struct ExportDecoder: ~Copyable {
     return nil
   }
 
-  private mutating func recordMetadata() throws(HealthExportError) {
+  private mutating func recordMetadata() throws {
     var cursor = scanner.nameEnd
     var key: String?
     var value: String?

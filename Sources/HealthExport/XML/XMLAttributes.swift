@@ -22,7 +22,7 @@ extension XMLScanner {
   /// - Returns: The attribute, or `nil` after the last one.
   /// - Throws: ``HealthExportError/malformedXML(file:line:column:detail:)``.
   @inline(__always)
-  func nextAttribute(_ cursor: inout Int) throws(HealthExportError) -> XMLAttribute? {
+  func nextAttribute(_ cursor: inout Int) throws -> XMLAttribute? {
     var i = cursor
     let limit = attributesEnd
     let base = buffer
@@ -87,7 +87,7 @@ extension XMLScanner {
   ///
   /// - Throws: ``HealthExportError/malformedXML(file:line:column:detail:)``
   ///   for an unknown entity or an invalid character reference.
-  func decodedValue(_ attribute: XMLAttribute) throws(HealthExportError) -> String {
+  func decodedValue(_ attribute: XMLAttribute) throws -> String {
     let raw = rawValue(attribute)
     guard ByteScanning.find(38, in: buffer, from: attribute.valueStart, to: attribute.valueEnd) != nil else {
       return String(decoding: raw, as: UTF8.self)

@@ -138,7 +138,7 @@ struct XMLScanner: ~Copyable {
   ///   ``HealthExportError/truncated(file:line:column:)``,
   ///   ``HealthExportError/tokenTooLarge(file:line:column:limit:)``,
   ///   ``HealthExportError/notAHealthExport(file:)``, or a read error.
-  mutating func next() throws(HealthExportError) -> XMLToken {
+  mutating func next() throws -> XMLToken {
     if !started { try start() }
     while true {
       guard let lt = ByteScanning.find(60, in: buffer, from: pos, to: end) else {
@@ -166,7 +166,7 @@ struct XMLScanner: ~Copyable {
 
   private enum MarkupResult { case needMore, skipped, startTag, endTag }
 
-  private mutating func start() throws(HealthExportError) {
+  private mutating func start() throws {
     started = true
     while end < 3 {
       if try !refill(keeping: 0) { break }
@@ -174,7 +174,7 @@ struct XMLScanner: ~Copyable {
     if end >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { pos = 3 }
   }
 
-  private mutating func finish() throws(HealthExportError) -> XMLToken {
+  private mutating func finish() throws -> XMLToken {
     advanceCount(to: end)
     if depth > 0 { throw truncatedError() }
     guard rootSeen else { throw HealthExportError.notAHealthExport(file: fileName) }
@@ -187,7 +187,7 @@ struct XMLScanner: ~Copyable {
   }
 
   /// Text outside the root element may only be white space.
-  private func checkOutsideText(from: Int, to: Int) throws(HealthExportError) {
+  private func checkOutsideText(from: Int, to: Int) throws {
     var i = from
     while i < to {
       let b = buffer[i]
@@ -200,7 +200,7 @@ struct XMLScanner: ~Copyable {
   }
 
   /// Looks at the markup starting at `buffer[lt] == "<"`.
-  private mutating func scanMarkup(at lt: Int) throws(HealthExportError) -> MarkupResult {
+  private mutating func scanMarkup(at lt: Int) throws -> MarkupResult {
     guard lt + 1 < end else { return .needMore }
     let b = buffer[lt + 1]
     if b == 47 {  // </
@@ -217,7 +217,7 @@ struct XMLScanner: ~Copyable {
     return try scanStartTag(at: lt)
   }
 
-  private mutating func scanStartTag(at lt: Int) throws(HealthExportError) -> MarkupResult {
+  private mutating func scanStartTag(at lt: Int) throws -> MarkupResult {
     var i = lt + 1
     guard ByteScanning.isNameStart(buffer[i]) else {
       throw malformed(at: lt, "'<' not followed by a name")
@@ -264,7 +264,7 @@ struct XMLScanner: ~Copyable {
   /// Walks a tag's attributes one by one, checking their syntax.
   ///
   /// - Returns: The index of the closing `>`, or `nil` when the buffer ends first.
-  private func scanAttributesCarefully(from start: Int) throws(HealthExportError) -> Int? {
+  private func scanAttributesCarefully(from start: Int) throws -> Int? {
     var i = start
     while true {
       while i < end, ByteScanning.isSpace(buffer[i]) { i += 1 }
@@ -314,7 +314,7 @@ struct XMLScanner: ~Copyable {
     }
   }
 
-  private mutating func scanEndTag(at lt: Int) throws(HealthExportError) -> MarkupResult {
+  private mutating func scanEndTag(at lt: Int) throws -> MarkupResult {
     var i = lt + 2
     guard i < end else { return .needMore }
     guard ByteScanning.isNameStart(buffer[i]) else { throw malformed(at: lt, "'</' not followed by a name") }
@@ -347,7 +347,7 @@ struct XMLScanner: ~Copyable {
   }
 
   /// `<!--`, `<![CDATA[`, `<!DOCTYPE`.
-  private mutating func scanDeclaration(at lt: Int) throws(HealthExportError) -> MarkupResult {
+  private mutating func scanDeclaration(at lt: Int) throws -> MarkupResult {
     guard lt + 9 <= end || atEndOfSource else { return .needMore }
     if ByteScanning.matches(buffer, at: lt, limit: end, "<!--") {
       guard let close = findComment(from: lt + 4) else { return .needMore }
@@ -412,7 +412,7 @@ struct XMLScanner: ~Copyable {
   /// stepped over whole, and the subset ends at `]` followed by optional white
   /// space and `>`, so a declaration missing its own `>` (the iOS 16 export
   /// writes one) does not matter.
-  private mutating func findDoctypeEnd(from: Int) throws(HealthExportError) -> Int? {
+  private mutating func findDoctypeEnd(from: Int) throws -> Int? {
     var i = from
     var inSubset = false
     while i < end {
@@ -498,7 +498,7 @@ struct XMLScanner: ~Copyable {
   /// fills it, and reads more.
   ///
   /// - Returns: `false` when the source is exhausted and nothing was added.
-  private mutating func refill(keeping keep: Int) throws(HealthExportError) -> Bool {
+  private mutating func refill(keeping keep: Int) throws -> Bool {
     if atEndOfSource { return false }
     advanceCount(to: keep)
     if keep > 0 {
@@ -513,7 +513,8 @@ struct XMLScanner: ~Copyable {
     if end == capacity {
       guard capacity < maximumTokenBytes else {
         let (line, column) = lineAndColumn(at: 0)
-        throw HealthExportError.tokenTooLarge(file: fileName, line: line, column: column, limit: maximumTokenBytes)
+        throw HealthExportError.tokenTooLarge(
+          file: fileName, line: line, column: column, limit: maximumTokenBytes)
       }
       let newCapacity = min(capacity * 2, maximumTokenBytes)
       let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)

@@ -41,7 +41,7 @@ public struct ExportArchive: Sendable {
   /// - Throws: ``HealthExportError/cannotOpen(path:reason:)``,
   ///   ``HealthExportError/notAZip(path:)``, or
   ///   ``HealthExportError/corruptZip(path:detail:byteOffset:)``.
-  public init(path: String) throws(HealthExportError) {
+  public init(path: String) throws {
     archive = try ZipArchive(source: FileByteSource(path: path))
   }
 
@@ -52,7 +52,7 @@ public struct ExportArchive: Sendable {
   ///   - name: The name used in errors.
   /// - Throws: ``HealthExportError/notAZip(path:)`` or
   ///   ``HealthExportError/corruptZip(path:detail:byteOffset:)``.
-  public init(data: Data, name: String = "export.zip") throws(HealthExportError) {
+  public init(data: Data, name: String = "export.zip") throws {
     archive = try ZipArchive(source: MemoryByteSource(data, displayName: name))
   }
 
@@ -72,7 +72,7 @@ public struct ExportArchive: Sendable {
   ///   with `<!DOCTYPE HealthData` or `<HealthData`.
   /// - Throws: ``HealthExportError/noHealthExportXML(path:entries:)`` listing the
   ///   archive's entries when there is none, or the error met reading a candidate.
-  public func healthExportEntry() throws(HealthExportError) -> Entry {
+  public func healthExportEntry() throws -> Entry {
     Entry(zipEntry: try HealthXMLLocator.healthExportEntry(in: archive))
   }
 
@@ -91,7 +91,7 @@ public struct ExportArchive: Sendable {
   @discardableResult
   public func forEachChunk(
     of entry: Entry, _ body: (UnsafeRawBufferPointer) -> Bool
-  ) throws(HealthExportError) -> Int64 {
+  ) throws -> Int64 {
     let source = try chunkSource(for: entry)
     defer { source.cancel() }
     var delivered: Int64 = 0
@@ -107,7 +107,7 @@ public struct ExportArchive: Sendable {
   /// - Throws: The errors of ``ZipEntryChunkSource/init(archive:entry:bufferSize:bufferCount:)``.
   func chunkSource(
     for entry: Entry, bufferSize: Int = 1 << 20, bufferCount: Int = 4
-  ) throws(HealthExportError) -> ZipEntryChunkSource {
+  ) throws -> ZipEntryChunkSource {
     try ZipEntryChunkSource(
       archive: archive, entry: entry.zipEntry, bufferSize: bufferSize, bufferCount: bufferCount)
   }

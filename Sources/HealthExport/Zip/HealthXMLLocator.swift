@@ -17,7 +17,7 @@ enum HealthXMLLocator {
   /// - Throws: ``HealthExportError/noHealthExportXML(path:entries:)`` listing the
   ///   entries when none qualifies; the first read error met instead, when a
   ///   candidate could not be read at all.
-  static func healthExportEntry(in archive: ZipArchive) throws(HealthExportError) -> ZipEntry {
+  static func healthExportEntry(in archive: ZipArchive) throws -> ZipEntry {
     let candidates = archive.entries.filter(isCandidate)
     let ordered =
       candidates.filter { knownNames.contains($0.baseName.lowercased()) }
@@ -31,7 +31,7 @@ enum HealthXMLLocator {
       }
     }
     if let firstError { throw firstError }
-    throw .noHealthExportXML(path: archive.displayName, entries: archive.entries.map(\.name))
+    throw HealthExportError.noHealthExportXML(path: archive.displayName, entries: archive.entries.map(\.name))
   }
 
   /// Whether an entry is worth inspecting: an `.xml` file that is not
@@ -43,13 +43,13 @@ enum HealthXMLLocator {
   }
 
   private static func looksLikeHealthExport(_ entry: ZipEntry, in archive: ZipArchive)
-    throws(HealthExportError) -> Bool
+    throws -> Bool
   {
     let reader = try ZipEntryReader(
       archive: archive, entry: entry, verifiesChecksum: false, inputChunkSize: 64 * 1024)
     var head = [UInt8](repeating: 0, count: sniffLength)
     let result = head.withUnsafeMutableBytes { buffer in
-      Result { () throws(HealthExportError) -> Int in try reader.read(into: buffer) }
+      Result { () throws -> Int in try reader.read(into: buffer) }
     }
     let count = try result.get()
     return startsHealthExport(head[..<count])

@@ -20,7 +20,7 @@ struct ZipArchive: Sendable {
   /// - Throws: ``HealthExportError/notAZip(path:)`` without an end-of-central-
   ///   directory record; ``HealthExportError/corruptZip(path:detail:byteOffset:)``
   ///   when a structure is damaged or truncated.
-  init(source: any RandomAccessByteSource) throws(HealthExportError) {
+  init(source: any RandomAccessByteSource) throws {
     self.source = source
     let end = try Self.findEndOfCentralDirectory(in: source)
     entries = try Self.readCentralDirectory(in: source, end: end)
@@ -36,21 +36,22 @@ struct ZipArchive: Sendable {
   ///
   /// - Throws: ``HealthExportError/corruptZip(path:detail:byteOffset:)`` when the
   ///   local header is missing or the data runs past the end of the archive.
-  func dataOffset(of entry: ZipEntry) throws(HealthExportError) -> Int64 {
+  func dataOffset(of entry: ZipEntry) throws -> Int64 {
     let offset = entry.localHeaderOffset
     let header = try source.readBytes(at: offset, count: 30, what: "local header of \(entry.name)")
     var reader = LittleEndianReader(header)
     guard reader.u32() == Signature.localHeader else {
-      throw .corruptZip(path: displayName, detail: "no local header for \(entry.name)", byteOffset: offset)
+      throw HealthExportError.corruptZip(
+        path: displayName, detail: "no local header for \(entry.name)", byteOffset: offset)
     }
     _ = reader.skip(22)
     guard let nameLength = reader.u16(), let extraLength = reader.u16() else {
-      throw .corruptZip(
+      throw HealthExportError.corruptZip(
         path: displayName, detail: "local header of \(entry.name) is truncated", byteOffset: offset)
     }
     let dataOffset = offset + 30 + Int64(nameLength) + Int64(extraLength)
     guard dataOffset <= source.byteCount, entry.compressedSize <= source.byteCount - dataOffset else {
-      throw .corruptZip(
+      throw HealthExportError.corruptZip(
         path: displayName, detail: "data of \(entry.name) runs past the end of the file",
         byteOffset: dataOffset)
     }
@@ -81,9 +82,9 @@ struct ZipArchive: Sendable {
 
   private static func findEndOfCentralDirectory(
     in source: any RandomAccessByteSource
-  ) throws(HealthExportError) -> CentralDirectoryLocation {
+  ) throws -> CentralDirectoryLocation {
     let fileSize = source.byteCount
-    guard fileSize >= Int64(endRecordSize) else { throw .notAZip(path: source.displayName) }
+    guard fileSize >= Int64(endRecordSize) else { throw HealthExportError.notAZip(path: source.displayName) }
     let tailLength = Int(min(fileSize, Int64(endRecordSize + maximumCommentLength)))
     let tailStart = fileSize - Int64(tailLength)
     let tail = try source.readBytes(at: tailStart, count: tailLength, what: "end of central directory")
@@ -104,14 +105,16 @@ struct ZipArchive: Sendable {
       }
       index -= 1
     }
-    guard let recordIndex = found ?? fallback else { throw .notAZip(path: source.displayName) }
+    guard let recordIndex = found ?? fallback else {
+      throw HealthExportError.notAZip(path: source.displayName)
+    }
     let recordOffset = tailStart + Int64(recordIndex)
 
     var reader = LittleEndianReader(tail, position: recordIndex + 4)
     guard reader.skip(6),
       let totalEntries = reader.u16(), let directorySize = reader.u32(), let directoryOffset = reader.u32()
     else {
-      throw .corruptZip(
+      throw HealthExportError.corruptZip(
         path: source.displayName, detail: "truncated end of central directory", byteOffset: recordOffset)
     }
     var location = CentralDirectoryLocation(
@@ -127,7 +130,7 @@ struct ZipArchive: Sendable {
         guard locatorReader.skip(4), let recordPosition = locatorReader.u64(),
           recordPosition < UInt64(locatorOffset)
         else {
-          throw .corruptZip(
+          throw HealthExportError.corruptZip(
             path: source.displayName, detail: "ZIP64 locator points past itself", byteOffset: locatorOffset)
         }
         location = try readZip64EndRecord(in: source, at: Int64(recordPosition))
@@ -138,17 +141,17 @@ struct ZipArchive: Sendable {
 
   private static func readZip64EndRecord(
     in source: any RandomAccessByteSource, at offset: Int64
-  ) throws(HealthExportError) -> CentralDirectoryLocation {
+  ) throws -> CentralDirectoryLocation {
     let record = try source.readBytes(at: offset, count: 56, what: "ZIP64 end of central directory")
     var reader = LittleEndianReader(record)
     guard reader.u32() == Signature.zip64EndOfCentralDirectory else {
-      throw .corruptZip(
+      throw HealthExportError.corruptZip(
         path: source.displayName, detail: "no ZIP64 end of central directory record", byteOffset: offset)
     }
     guard reader.skip(8 + 2 + 2 + 4 + 4 + 8), let total = reader.u64(), let size = reader.u64(),
       let directoryOffset = reader.u64(), size <= UInt64(Int64.max), directoryOffset <= UInt64(Int64.max)
     else {
-      throw .corruptZip(
+      throw HealthExportError.corruptZip(
         path: source.displayName, detail: "ZIP64 end of central directory is damaged", byteOffset: offset)
     }
     return CentralDirectoryLocation(
@@ -157,11 +160,11 @@ struct ZipArchive: Sendable {
 
   private static func readCentralDirectory(
     in source: any RandomAccessByteSource, end: CentralDirectoryLocation
-  ) throws(HealthExportError) -> [ZipEntry] {
+  ) throws -> [ZipEntry] {
     guard end.offset >= 0, end.size >= 0, end.offset <= end.endRecordOffset,
       end.size <= end.endRecordOffset - end.offset
     else {
-      throw .corruptZip(
+      throw HealthExportError.corruptZip(
         path: source.displayName, detail: "central directory lies outside the file",
         byteOffset: end.endRecordOffset)
     }
@@ -185,13 +188,13 @@ struct ZipArchive: Sendable {
     while index < end.entryCount {
       let headerOffset = directoryOffset + Int64(reader.position)
       guard let entry = parseCentralHeader(&reader, headerOffset: headerOffset, shift: shift) else {
-        throw .corruptZip(
+        throw HealthExportError.corruptZip(
           path: source.displayName,
           detail: "central directory entry \(index + 1) of \(end.entryCount) is damaged or truncated",
           byteOffset: headerOffset)
       }
       guard entry.localHeaderOffset >= 0, entry.localHeaderOffset < source.byteCount else {
-        throw .corruptZip(
+        throw HealthExportError.corruptZip(
           path: source.displayName, detail: "\(entry.name) points outside the file", byteOffset: headerOffset)
       }
       entries.append(entry)

@@ -29,9 +29,12 @@ enum ExportLoading {
       let info = try ExportReader.read(input(for: argument), into: &log, progress: progress)
       bar?.finish()
       return (log, info)
-    } catch {
+    } catch let error as HealthExportError {
       bar?.finish()
       throw .export(error)
+    } catch {
+      bar?.finish()
+      throw .output("\(argument): \(error.localizedDescription)")
     }
   }
 
