@@ -25,8 +25,8 @@ final class ZipEntryReader {
   /// - Parameters:
   ///   - archive: The archive holding the entry.
   ///   - entry: The entry to read.
-  ///   - verifiesChecksum: Whether to compute and check the CRC-32 here (the
-  ///     pipelined source checks it on the consumer's thread instead).
+  ///   - verifiesChecksum: Whether to compute and check the CRC-32 (the
+  ///     content locator, which reads only a prefix, turns it off).
   ///   - inputChunkSize: How many compressed bytes to read at a time.
   /// - Throws: ``HealthExportError/encryptedEntry(entry:)``,
   ///   ``HealthExportError/unsupportedCompression(entry:method:)``,
