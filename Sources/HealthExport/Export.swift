@@ -102,7 +102,7 @@ public enum ExportReader {
   private static func open(_ input: ExportInput) throws -> Opened {
     switch input {
     case .standardInput:
-      return Opened(source: FileChunkSource.standardInput())
+      return try openStream(FileChunkSource.standardInput())
     case .path(let path):
       return try openPath(path)
     case .data(let data, let name):
@@ -111,9 +111,10 @@ public enum ExportReader {
   }
 
   private static func openPath(_ path: String) throws -> Opened {
-    if path == "-" { return Opened(source: FileChunkSource.standardInput()) }
-    // Pipes and devices cannot be searched for a zip directory: read them as XML.
-    guard try isRegularFile(path) else { return Opened(source: try FileChunkSource(path: path)) }
+    if path == "-" { return try openStream(FileChunkSource.standardInput()) }
+    // Opened once: a pipe's bytes are gone once read, and its writer may be gone after a close.
+    let stream = try FileChunkSource(path: path)
+    guard stream.isRegularFile else { return try openStream(stream) }
     let file = try FileByteSource(path: path)
     let head = try file.readBytes(at: 0, count: Int(min(file.byteCount, 64)), what: "file signature")
     let kind = classify(head[...], name: path)
@@ -122,25 +123,21 @@ public enum ExportReader {
     return Opened(source: try FileChunkSource(path: path))
   }
 
+  /// A pipe or standard input: XML is scanned as it arrives; a zip archive is
+  /// copied to a temporary file first, since its directory sits at its end.
+  private static func openStream(_ stream: FileChunkSource) throws -> Opened {
+    let head = try StreamSpooling.head(of: stream, count: 64)
+    if classify(head[...], name: stream.displayName) == .zip {
+      return try openZip(ZipArchive(source: StreamSpooling.spool(head: head, rest: stream)))
+    }
+    return Opened(source: PrefixedChunkSource(prefix: head, rest: stream))
+  }
+
   private static func openData(_ data: Data, name: String) throws -> Opened {
     let kind = classify(ArraySlice(data.prefix(64)), name: name)
     if kind == .zip { return try openZip(ZipArchive(source: MemoryByteSource(data, displayName: name))) }
     if kind == .notAZip { throw HealthExportError.notAZip(path: name) }
     return Opened(source: MemoryChunkSource(data, displayName: name))
-  }
-
-  /// Whether `path` names a regular file (following symbolic links).
-  private static func isRegularFile(_ path: String) throws -> Bool {
-    let descriptor = Foundation.open(path, O_RDONLY)
-    guard descriptor >= 0 else {
-      throw HealthExportError.cannotOpen(path: path, reason: PlatformError.lastMessage())
-    }
-    defer { close(descriptor) }
-    var info = stat()
-    guard fstat(descriptor, &info) == 0 else {
-      throw HealthExportError.cannotOpen(path: path, reason: PlatformError.lastMessage())
-    }
-    return (info.st_mode & S_IFMT) == S_IFREG
   }
 
   private enum Kind { case zip, xml, notAZip }

@@ -58,6 +58,8 @@ struct EndToEndTests {
       name: "steps-zip-localized-entry", arguments: ["steps", "localized-name.zip", "--format", "csv"]),
     GoldenCase(name: "steps-stdin", arguments: ["steps", "-", "--format", "csv"], stdin: fixture),
     GoldenCase(
+      name: "steps-stdin-zip", arguments: ["steps", "-", "--format", "csv"], stdin: "localized-name.zip"),
+    GoldenCase(
       name: "steps-real-tdda", arguments: ["steps", "real/tdda-export6s3sample.xml", "--format", "csv"]),
     GoldenCase(
       name: "steps-real-hk2sqlite", arguments: ["steps", "real/hk2sqlite-export.xml", "--format", "table"]),
@@ -132,9 +134,12 @@ struct EndToEndTests {
     let plain = try StepkitRunner.run(["steps", Self.fixture, "--format", "csv"]).standardOutput
     let zip = try StepkitRunner.run(["steps", "localized-name.zip", "--format", "csv"]).standardOutput
     let stdin = try StepkitRunner.run(["steps", "-", "--format", "csv"], stdin: Self.fixture).standardOutput
+    let stdinZip = try StepkitRunner.run(["steps", "-", "--format", "csv"], stdin: "localized-name.zip")
+      .standardOutput
     #expect(plain.hasPrefix("date,steps,distance_m,raw_steps,manual_steps\n"))
     #expect(zip == plain)
     #expect(stdin == plain)
+    #expect(stdinZip == plain)
   }
 
   @Test("chart writes an SVG and an HTML page")

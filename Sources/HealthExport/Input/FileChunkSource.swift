@@ -4,6 +4,8 @@ import Foundation
 final class FileChunkSource: ByteChunkSource {
   let displayName: String
   let expectedByteCount: Int64?
+  /// Whether the input is a regular file (not a pipe, socket or device).
+  let isRegularFile: Bool
   private let descriptor: Int32
   private let ownsDescriptor: Bool
 
@@ -24,8 +26,8 @@ final class FileChunkSource: ByteChunkSource {
     descriptor = fd
     ownsDescriptor = true
     self.displayName = displayName ?? path
-    let isRegular = (info.st_mode & S_IFMT) == S_IFREG
-    expectedByteCount = isRegular ? Int64(info.st_size) : nil
+    isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
+    expectedByteCount = isRegularFile ? Int64(info.st_size) : nil
   }
 
   private init(descriptor: Int32, displayName: String) {
@@ -33,11 +35,8 @@ final class FileChunkSource: ByteChunkSource {
     self.ownsDescriptor = false
     self.displayName = displayName
     var info = stat()
-    if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
-      expectedByteCount = Int64(info.st_size)
-    } else {
-      expectedByteCount = nil
-    }
+    isRegularFile = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    expectedByteCount = isRegularFile ? Int64(info.st_size) : nil
   }
 
   /// Standard input, named `<stdin>` in errors (left open when done).
