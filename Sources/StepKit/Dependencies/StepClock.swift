@@ -111,3 +111,23 @@ public final class ManualClock: StepClock, @unchecked Sendable {
     try Task.checkCancellation()
   }
 }
+
+extension StepClock {
+  /// Starts a task that calls `body` at every local midnight of `calendar`
+  /// until it is cancelled: what rolls live counts over to a new day.
+  ///
+  /// The first midnight is fixed when this is called, so that a clock moved
+  /// past midnight before the task runs still produces the rollover.
+  func midnightTicks(calendar: Calendar, _ body: @escaping @Sendable () -> Void) -> Task<Void, Never> {
+    let firstDayEnd = LocalDays.days(
+      covering: DateInterval(start: now(), duration: 0), calendar: calendar)[0].end
+    return Task {
+      var next = firstDayEnd
+      while !Task.isCancelled {
+        do { try await sleep(until: next) } catch { return }
+        next = LocalDays.days(covering: DateInterval(start: now(), duration: 0), calendar: calendar)[0].end
+        body()
+      }
+    }
+  }
+}

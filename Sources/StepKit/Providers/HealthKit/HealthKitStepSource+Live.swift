@@ -42,19 +42,7 @@ extension HealthKitStepSource {
       store.execute(observer)
       let running = RunningQuery(store: store, query: observer)
 
-      // The first day is fixed now, so that a clock moved past midnight
-      // before the task runs still produces the rollover.
-      let firstDayEnd = LocalDays.days(
-        covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
-      let midnights = Task {
-        var next = firstDayEnd
-        while !Task.isCancelled {
-          do { try await clock.sleep(until: next) } catch { return }
-          next =
-            LocalDays.days(covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
-          eventContinuation.yield(.midnight)
-        }
-      }
+      let midnights = clock.midnightTicks(calendar: calendar) { eventContinuation.yield(.midnight) }
       let updates = Task {
         var last: StepCount?
         do {

@@ -276,19 +276,7 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     withState { $0.listeners[id] = wake }
     let clock = clock
     return AsyncThrowingStream { continuation in
-      // The first day is fixed now, so that a clock moved past midnight
-      // before the task runs still produces the rollover.
-      let firstDayEnd = LocalDays.days(
-        covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
-      let midnights = Task {
-        var next = firstDayEnd
-        while !Task.isCancelled {
-          do { try await clock.sleep(until: next) } catch { return }
-          next =
-            LocalDays.days(covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0].end
-          wake.yield()
-        }
-      }
+      let midnights = clock.midnightTicks(calendar: calendar) { wake.yield() }
       let updates = Task {
         do {
           try self.begin(.liveUpdates)
