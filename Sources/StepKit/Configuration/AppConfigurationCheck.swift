@@ -314,7 +314,9 @@ public struct AppConfigurationCheck: Sendable {
     var info: [String] = []
     var entitlements: [String] = []
     var projects: [String] = []
-    let root = URL(fileURLWithPath: folder)
+    // Paths stay as the caller wrote the folder (relative stays relative), so reports
+    // read the same wherever the project lives.
+    let root = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
     guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return ([], [], []) }
     while let relative = enumerator.nextObject() as? String {
       let components = relative.split(separator: "/").map(String.init)
@@ -323,7 +325,7 @@ public struct AppConfigurationCheck: Sendable {
           || component.hasSuffix(".appex") || component.hasSuffix(".bundle")
       }
       guard !skipped, let name = components.last else { continue }
-      let path = root.appendingPathComponent(relative).path
+      let path = root + "/" + relative
       if name == "Info.plist" {
         info.append(path)
       } else if name.hasSuffix(".entitlements") {
