@@ -59,14 +59,14 @@ extension SampleLog {
     let sourceCount = resolved.rankOfSource.count
     let geometry = BucketGeometry(unit: options.unit)
 
-    var range: ClosedRange<Int64>?
-    let lowerBound = options.from.map { geometry.ordinal(ofDay: $0) }
-    let upperBound = options.to.map { geometry.ordinal(ofDay: $0) }
-    if lowerBound != nil || upperBound != nil {
-      var upper = upperBound ?? Int64.max
-      if options.unit == .hour, upperBound != nil { upper += 23 }
-      range = (lowerBound ?? Int64.min)...max(upper, lowerBound ?? Int64.min)
+    // The buckets --from and --to fix (the last hour of the `to` day for hours).
+    let fixedFirst = options.from.map { geometry.ordinal(ofDay: $0) }
+    let fixedLast = options.to.map { day in
+      max(geometry.ordinal(ofDay: day) + (options.unit == .hour ? 23 : 0), fixedFirst ?? Int64.min)
     }
+    let range: ClosedRange<Int64>? =
+      fixedFirst == nil && fixedLast == nil
+      ? nil : (fixedFirst ?? Int64.min)...(fixedLast ?? Int64.max)
 
     var zone: ZoneOffsets?
     if case .zone(let timeZone) = options.timeZone {
@@ -170,8 +170,8 @@ extension SampleLog {
     // Buckets, in order, with the empty ones inside the range.
     var buckets: [Tally.Bucket] = []
     let touched = sums.ordinals.min().map { $0...(sums.ordinals.max() ?? $0) }
-    let first = (range?.lowerBound).flatMap { $0 == Int64.min ? nil : $0 } ?? touched?.lowerBound
-    let last = (range?.upperBound).flatMap { $0 == Int64.max ? nil : $0 } ?? touched?.upperBound
+    let first = fixedFirst ?? touched?.lowerBound
+    let last = fixedLast ?? touched?.upperBound
     if let first, let last, first <= last {
       buckets.reserveCapacity(Int(last - first + 1))
       // Empty hours take the offset of the nearest earlier hour with data, and
