@@ -275,8 +275,7 @@ public final class StepCounter: Sendable {
 
   /// Local midnight of today until now.
   func todayInterval() -> DateInterval {
-    let now = clock.now()
-    return DateInterval(start: calendar.startOfDay(for: now), end: now)
+    LocalDays.todaySoFar(at: clock.now(), calendar: calendar)
   }
 
   /// Asks the sources in the order the strategy gives.

@@ -119,13 +119,12 @@ extension StepClock {
   /// The first midnight is fixed when this is called, so that a clock moved
   /// past midnight before the task runs still produces the rollover.
   func midnightTicks(calendar: Calendar, _ body: @escaping @Sendable () -> Void) -> Task<Void, Never> {
-    let firstDayEnd = LocalDays.days(
-      covering: DateInterval(start: now(), duration: 0), calendar: calendar)[0].end
+    let firstDayEnd = LocalDays.day(containing: now(), calendar: calendar).end
     return Task {
       var next = firstDayEnd
       while !Task.isCancelled {
         do { try await sleep(until: next) } catch { return }
-        next = LocalDays.days(covering: DateInterval(start: now(), duration: 0), calendar: calendar)[0].end
+        next = LocalDays.day(containing: now(), calendar: calendar).end
         body()
       }
     }

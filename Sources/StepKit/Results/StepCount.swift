@@ -151,25 +151,3 @@ public struct DailyDistance: ProvenancedResult, Hashable {
     self.hasData = hasData
   }
 }
-
-/// Helpers for cutting a range into local days.
-public enum LocalDays {
-  /// The local days of `calendar` that overlap `interval`, each midnight to midnight.
-  ///
-  /// - Parameters:
-  ///   - interval: The range.
-  ///   - calendar: Whose midnights cut the days.
-  /// - Returns: The days in order (at least one).
-  public static func days(covering interval: DateInterval, calendar: Calendar) -> [DateInterval] {
-    var result: [DateInterval] = []
-    var start = calendar.startOfDay(for: interval.start)
-    repeat {
-      // Midnight of the next day, even where a DST change skips or repeats an hour.
-      let next = calendar.startOfDay(for: start.addingTimeInterval(36 * 3600))
-      guard next > start else { break }
-      result.append(DateInterval(start: start, end: next))
-      start = next
-    } while start < interval.end
-    return result
-  }
-}

@@ -50,7 +50,7 @@ extension HealthKitStepSource {
           for await event in events {
             if case .failed(let error) = event { throw error }
             let now = clock.now()
-            let today = LocalDays.days(covering: DateInterval(start: now, duration: 0), calendar: calendar)[0]
+            let today = LocalDays.day(containing: now, calendar: calendar)
             let count = try await steps(in: today, policy: policy)
             if count != last {
               last = count

@@ -29,8 +29,7 @@ struct MotionTodayUpdates: Sendable {
   /// The local day containing `now` (a DST change may make it 23 or 25 hours long, or start it
   /// after midnight where midnight is skipped).
   func day(containing now: Date) -> DateInterval {
-    LocalDays.days(covering: DateInterval(start: now, duration: 0), calendar: calendar).first
-      ?? DateInterval(start: calendar.startOfDay(for: now), duration: 24 * 60 * 60)
+    LocalDays.day(containing: now, calendar: calendar)
   }
 
   private func run(_ output: AsyncThrowingStream<StepCount, any Error>.Continuation) async {

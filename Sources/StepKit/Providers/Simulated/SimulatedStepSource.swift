@@ -283,8 +283,7 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
           var last: StepCount?
           wake.yield()
           for await _ in wakeups {
-            let today = LocalDays.days(
-              covering: DateInterval(start: clock.now(), duration: 0), calendar: calendar)[0]
+            let today = LocalDays.day(containing: clock.now(), calendar: calendar)
             let (totals, hasData) = try self.totals(today, policy)
             let count = StepCount(
               interval: today, steps: totals.steps, provenance: self.provenance(policy, hasData: hasData),

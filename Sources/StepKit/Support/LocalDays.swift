@@ -1,0 +1,49 @@
+import Foundation
+
+/// Local days of a calendar: the one rule for where a day starts and ends.
+///
+/// Every "today" and every daily bucket in StepKit comes from here, so that a
+/// DST change (a 23- or 25-hour day, or a day whose midnight is skipped) is
+/// handled the same way everywhere.
+public enum LocalDays {
+  /// The local days of `calendar` that overlap `interval`, each midnight to midnight.
+  ///
+  /// - Parameters:
+  ///   - interval: The range.
+  ///   - calendar: Whose midnights cut the days.
+  /// - Returns: The days in order (at least one).
+  public static func days(covering interval: DateInterval, calendar: Calendar) -> [DateInterval] {
+    var result: [DateInterval] = []
+    var start = calendar.startOfDay(for: interval.start)
+    repeat {
+      // Midnight of the next day, even where a DST change skips or repeats an hour.
+      let next = calendar.startOfDay(for: start.addingTimeInterval(36 * 3600))
+      guard next > start else { break }
+      result.append(DateInterval(start: start, end: next))
+      start = next
+    } while start < interval.end
+    return result
+  }
+
+  /// The local day of `calendar` that contains `date`, midnight to midnight
+  /// (23 or 25 hours on DST changes; where a DST change skips midnight, from
+  /// the day's first moment).
+  ///
+  /// - Parameters:
+  ///   - date: A moment of the day.
+  ///   - calendar: Whose midnights cut the days.
+  /// - Returns: The whole day.
+  public static func day(containing date: Date, calendar: Calendar) -> DateInterval {
+    days(covering: DateInterval(start: date, duration: 0), calendar: calendar)[0]
+  }
+
+  /// The part of the day containing `now` that has passed: its start until `now`.
+  ///
+  /// - Parameters:
+  ///   - now: The current moment.
+  ///   - calendar: Whose midnights cut the days.
+  /// - Returns: Local midnight (or the day's first moment) until `now`.
+  public static func todaySoFar(at now: Date, calendar: Calendar) -> DateInterval {
+    DateInterval(start: day(containing: now, calendar: calendar).start, end: now)
+  }
+}
