@@ -80,6 +80,13 @@ public struct HKError: Error, Hashable, CustomNSError, @unchecked Sendable {
     }
     return HKError(code, userInfo: [NSLocalizedDescriptionKey: message])
   }
+
+  /// What a build signed without `entitlement` gets from HealthKit: code 4
+  /// (the code of `errorAuthorizationDenied`) with the entitlement in the message.
+  static func missingEntitlement(_ entitlement: String) -> HKError {
+    HKError(
+      .errorAuthorizationDenied, userInfo: [NSLocalizedDescriptionKey: "Missing \(entitlement) entitlement."])
+  }
 }
 
 /// Share (write) permission for a type (`HKAuthorizationStatus`).

@@ -44,8 +44,11 @@ public class HKHealthStore: NSObject {
     let supported = Self.isHealthDataAvailable()
     let identifiers = Set(typesToShare.map(\.identifier)).union(typesToRead.map(\.identifier))
     let pending = identifiers.contains { !simulation.wasRequested($0) }
+    let entitlement = simulation.entitlementError(backgroundDelivery: false)
     simulation.handlerQueue.async {
-      if !supported {
+      if let entitlement {
+        completion(.unknown, entitlement)
+      } else if !supported {
         completion(.unknown, HKError.make(.errorHealthDataUnavailable))
       } else {
         completion(pending ? .shouldRequest : .unnecessary, nil)
@@ -70,6 +73,8 @@ public class HKHealthStore: NSObject {
     let error: HKError?
     if !Self.isHealthDataAvailable() {
       error = .make(.errorHealthDataUnavailable)
+    } else if let missing = simulation.entitlementError(backgroundDelivery: false) {
+      error = missing
     } else if let sample = object as? HKQuantitySample {
       if simulation.isRestricted {
         error = .make(.errorHealthDataRestricted)
@@ -99,6 +104,8 @@ public class HKHealthStore: NSObject {
     var error: HKError?
     if !Self.isHealthDataAvailable() {
       error = .make(.errorHealthDataUnavailable)
+    } else if let missing = simulation.entitlementError(backgroundDelivery: true) {
+      error = missing
     } else if let code = simulation.backgroundDeliveryFailure {
       error = .make(code)
     } else {

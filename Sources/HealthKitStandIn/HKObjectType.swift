@@ -18,6 +18,13 @@ public struct HKQuantityTypeIdentifier: RawRepresentable, Hashable, Sendable {
   public static let bodyMass = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierBodyMass")
   /// Height (length, discrete).
   public static let height = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierHeight")
+  /// Body temperature (temperature, discrete).
+  public static let bodyTemperature = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierBodyTemperature")
+  /// Resting energy burned (energy, cumulative).
+  public static let basalEnergyBurned = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierBasalEnergyBurned")
+  /// Active energy burned (energy, cumulative).
+  public static let activeEnergyBurned = HKQuantityTypeIdentifier(
+    "HKQuantityTypeIdentifierActiveEnergyBurned")
 }
 
 /// A characteristic type identifier (`HKCharacteristicTypeIdentifier`).
@@ -78,7 +85,22 @@ public class HKQuantityType: HKSampleType {
     switch identifier {
     case HKQuantityTypeIdentifier.stepCount.rawValue: return .count
     case HKQuantityTypeIdentifier.bodyMass.rawValue: return .mass
+    case HKQuantityTypeIdentifier.bodyTemperature.rawValue: return .temperature
+    case HKQuantityTypeIdentifier.basalEnergyBurned.rawValue,
+      HKQuantityTypeIdentifier.activeEnergyBurned.rawValue:
+      return .energy
     default: return .length
+    }
+  }
+
+  /// The unit the stand-in sums and compares this type in (count, metre, gram, kelvin, joule).
+  var baseUnit: HKUnit {
+    switch expectedDimension {
+    case .count: return HKUnit.count()
+    case .length: return HKUnit.meter()
+    case .mass: return HKUnit.gramUnit(with: .none)
+    case .temperature: return HKUnit.kelvin()
+    case .energy: return HKUnit.joule()
     }
   }
 }

@@ -157,6 +157,16 @@ enum PredicateInterpreter {
     return predicate.evaluate(with: sample)
   }
 
+  /// Whether a predicate (or a compound holding it) filters on metadata.
+  static func hasMetadataCondition(_ predicate: NSPredicate?) -> Bool {
+    guard let predicate else { return false }
+    if let leaf = predicate as? HKStandInPredicate, case .metadataIn = leaf.condition { return true }
+    if let compound = predicate as? NSCompoundPredicate {
+      return compound.subpredicates.contains { hasMetadataCondition($0) }
+    }
+    return false
+  }
+
   /// The date range a predicate restricts to (the intersection of the
   /// date predicates under AND), or `nil` for none.
   static func dateRange(_ predicate: NSPredicate?) -> (start: Date?, end: Date?)? {

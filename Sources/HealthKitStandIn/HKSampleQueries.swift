@@ -97,3 +97,52 @@ public class HKSourceQuery: HKQuery {
     simulation.handlerQueue.async { box.value.handler(box.value, sources.value, nil) }
   }
 }
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// Sorts samples by start date (`HKSampleSortIdentifierStartDate`).
+public let HKSampleSortIdentifierStartDate: String = "startDate"
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// Sorts samples by end date (`HKSampleSortIdentifierEndDate`).
+public let HKSampleSortIdentifierEndDate: String = "endDate"
+
+/// Fetches samples, sorted and limited (`HKSampleQuery`).
+public class HKSampleQuery: HKQuery {
+  let handler: @Sendable (HKSampleQuery, [HKSample]?, (any Error)?) -> Void
+  /// The largest number of results; ``HKObjectQueryNoLimit`` for all.
+  public let limit: Int
+  /// How the results are ordered.
+  public let sortDescriptors: [NSSortDescriptor]?
+
+  /// Creates the query.
+  public init(
+    sampleType: HKSampleType, predicate: NSPredicate?, limit: Int, sortDescriptors: [NSSortDescriptor]?,
+    resultsHandler: @escaping @Sendable (HKSampleQuery, [HKSample]?, (any Error)?) -> Void
+  ) {
+    handler = resultsHandler
+    self.limit = limit
+    self.sortDescriptors = sortDescriptors
+    super.init(objectType: sampleType, predicate: predicate)
+  }
+
+  override func start(in simulation: HealthStoreSimulation, deviceSupported: Bool) {
+    let box = Unchecked(self)
+    guard let type = objectType else { return }
+    if let error = simulation.readError(for: type, deviceSupported: deviceSupported) {
+      simulation.handlerQueue.async { box.value.handler(box.value, nil, error) }
+      return
+    }
+    var samples: [HKSample] = simulation.visibleSamples(of: type, matching: predicate)
+    if let descriptors = sortDescriptors, !descriptors.isEmpty {
+      samples.sort { lhs, rhs in
+        for descriptor in descriptors {
+          let order = descriptor.compare(lhs, to: rhs)
+          if order != .orderedSame { return order == .orderedAscending }
+        }
+        return false
+      }
+    }
+    if limit > 0 { samples = Array(samples.prefix(limit)) }
+    let results = Unchecked(samples)
+    simulation.handlerQueue.async { box.value.handler(box.value, results.value, nil) }
+  }
+}

@@ -39,11 +39,15 @@ public class HKStatisticsCollection: NSObject {
   private let components: DateComponents
   private let calendar: Calendar
   private let wantsSum: Bool
+  private let simulation: HealthStoreSimulation
+  private let predicate: NSPredicate?
 
   init(
     type: HKQuantityType, samples: [HKQuantitySample], anchor: Date, components: DateComponents,
-    calendar: Calendar, wantsSum: Bool
+    calendar: Calendar, wantsSum: Bool, simulation: HealthStoreSimulation, predicate: NSPredicate?
   ) {
+    self.simulation = simulation
+    self.predicate = predicate
     self.type = type
     self.samples = samples
     self.anchor = anchor
@@ -85,10 +89,9 @@ public class HKStatisticsCollection: NSObject {
     }
     var sum: HKQuantity?
     if wantsSum, !inside.isEmpty {
-      let isSteps = type.identifier == HKQuantityTypeIdentifier.stepCount.rawValue
       sum = HKQuantity(
-        unit: isSteps ? HKUnit.count() : HKUnit.meter(),
-        doubleValue: HealthStoreSimulation.mergedSum(of: inside, in: interval))
+        unit: type.baseUnit,
+        doubleValue: simulation.statisticsSum(of: inside, in: interval, predicate: predicate))
     }
     return HKStatistics(quantityType: type, startDate: interval.start, endDate: interval.end, sum: sum)
   }
@@ -153,10 +156,9 @@ public class HKStatisticsQuery: HKQuery {
     let interval = DateInterval(start: start, end: max(start, end))
     var sum: HKQuantity?
     if options.contains(.cumulativeSum) {
-      let isSteps = quantityType.identifier == HKQuantityTypeIdentifier.stepCount.rawValue
       sum = HKQuantity(
-        unit: isSteps ? HKUnit.count() : HKUnit.meter(),
-        doubleValue: HealthStoreSimulation.mergedSum(of: samples, in: interval))
+        unit: quantityType.baseUnit,
+        doubleValue: simulation.statisticsSum(of: samples, in: interval, predicate: predicate))
     }
     let statistics = Unchecked(
       HKStatistics(quantityType: quantityType, startDate: interval.start, endDate: interval.end, sum: sum))
@@ -201,7 +203,7 @@ public class HKStatisticsCollectionQuery: HKQuery {
       HKStatisticsCollection(
         type: quantityType, samples: simulation.visibleSamples(of: quantityType, matching: predicate),
         anchor: anchorDate, components: intervalComponents, calendar: simulation.calendar,
-        wantsSum: options.contains(.cumulativeSum)))
+        wantsSum: options.contains(.cumulativeSum), simulation: simulation, predicate: predicate))
     simulation.handlerQueue.async { handler(box.value, collection.value, nil) }
   }
 }

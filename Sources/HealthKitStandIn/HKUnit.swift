@@ -29,25 +29,28 @@ public enum HKMetricPrefix: Int, Sendable {
   }
 }
 
-/// A unit (`HKUnit`): the counts, lengths and masses StepKit uses.
+/// A unit (`HKUnit`): the counts, lengths, masses, temperatures and energies StepKit uses.
 public class HKUnit: NSObject {
-  enum Dimension: Sendable { case count, length, mass }
+  enum Dimension: Sendable { case count, length, mass, temperature, energy }
 
-  /// The unit's string (`count`, `m`, `km`, `kg`, `lb`, …).
+  /// The unit's string (`count`, `m`, `km`, `kg`, `degC`, `kcal`, …).
   public let unitString: String
   let dimension: Dimension
-  /// Size in the dimension's base unit (count, metre, gram).
+  /// Size in the dimension's base unit (count, metre, gram, kelvin, joule).
   let factor: Double
+  /// Where the unit's zero lies in the base unit (temperatures only: 273.15 for °C).
+  let offset: Double
 
-  required init(unitString: String, dimension: Dimension, factor: Double) {
+  required init(unitString: String, dimension: Dimension, factor: Double, offset: Double = 0) {
     self.unitString = unitString
     self.dimension = dimension
     self.factor = factor
+    self.offset = offset
   }
 
   public override func isEqual(_ object: Any?) -> Bool {
     guard let other = object as? HKUnit else { return false }
-    return other.dimension == dimension && other.factor == factor
+    return other.dimension == dimension && other.factor == factor && other.offset == offset
   }
 
   public override var hash: Int { unitString.hashValue }
@@ -56,10 +59,38 @@ public class HKUnit: NSObject {
   public class func count() -> Self { Self(unitString: "count", dimension: .count, factor: 1) }
   /// Metres.
   public class func meter() -> Self { Self(unitString: "m", dimension: .length, factor: 1) }
+  /// Metres with a prefix.
+  public class func meterUnit(with prefix: HKMetricPrefix) -> Self {
+    Self(unitString: prefix.symbol + "m", dimension: .length, factor: prefix.factor)
+  }
+  /// Grams.
+  public class func gram() -> Self { gramUnit(with: .none) }
   /// Grams with a prefix.
   public class func gramUnit(with prefix: HKMetricPrefix) -> Self {
     Self(unitString: prefix.symbol + "g", dimension: .mass, factor: prefix.factor)
   }
+  /// Degrees Celsius.
+  public class func degreeCelsius() -> Self {
+    Self(unitString: "degC", dimension: .temperature, factor: 1, offset: 273.15)
+  }
+  /// Degrees Fahrenheit.
+  public class func degreeFahrenheit() -> Self {
+    Self(unitString: "degF", dimension: .temperature, factor: 5.0 / 9.0, offset: 459.67 * 5.0 / 9.0)
+  }
+  /// Kelvin.
+  public class func kelvin() -> Self { Self(unitString: "K", dimension: .temperature, factor: 1) }
+  /// Joules.
+  public class func joule() -> Self { jouleUnit(with: .none) }
+  /// Joules with a prefix.
+  public class func jouleUnit(with prefix: HKMetricPrefix) -> Self {
+    Self(unitString: prefix.symbol + "J", dimension: .energy, factor: prefix.factor)
+  }
+  /// Kilocalories (the food "Calorie").
+  public class func kilocalorie() -> Self { Self(unitString: "kcal", dimension: .energy, factor: 4184) }
+  /// Large calories (`Cal`, a kilocalorie; iOS 11).
+  public class func largeCalorie() -> Self { Self(unitString: "Cal", dimension: .energy, factor: 4184) }
+  /// Small calories (`cal`; iOS 11).
+  public class func smallCalorie() -> Self { Self(unitString: "cal", dimension: .energy, factor: 4.184) }
 }
 
 /// An amount in a unit (`HKQuantity`).
@@ -85,6 +116,7 @@ public class HKQuantity: NSObject {
     precondition(
       isCompatible(with: unit),
       "HKQuantity: \(self.unit.unitString) is not compatible with \(unit.unitString)")
-    return value * self.unit.factor / unit.factor
+    if unit.isEqual(self.unit) { return value }
+    return (value * self.unit.factor + self.unit.offset - unit.offset) / unit.factor
   }
 }

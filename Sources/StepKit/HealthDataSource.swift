@@ -34,18 +34,51 @@ public protocol HealthDataSource: StepSource {
   /// - Throws: ``StepKitError`` when Health is unavailable or locked.
   func dateOfBirth() async throws -> Characteristic<DateComponents>
 
-  /// Saves a body measurement as a sample at `date`.
+  /// Saves a measurement as a sample over `interval` (an empty interval, one
+  /// moment, for body mass, height and temperature).
   ///
   /// - Parameters:
   ///   - measurement: The validated measurement.
-  ///   - date: The sample's date.
+  ///   - interval: The sample's interval.
   /// - Returns: What was saved.
   /// - Throws: ``StepKitError``; a failed save is always reported.
-  func save(_ measurement: BodyMeasurement, at date: Date) async throws -> SavedMeasurement
+  func save(_ measurement: BodyMeasurement, over interval: DateInterval) async throws -> SavedMeasurement
+
+  /// The newest sample of a measurement type, by end date.
+  ///
+  /// - Parameter type: Body mass, height, body temperature, or active or resting energy.
+  /// - Returns: The newest sample, or `nil` when there is none the app may
+  ///   read (HealthKit shows a denied app only its own samples).
+  /// - Throws: ``StepKitError/unsupportedDataType(_:)`` for other types, or another ``StepKitError``.
+  func mostRecentMeasurement(of type: HealthDataType) async throws -> SavedMeasurement?
+
+  /// Energy burned over `interval`, merged across sources.
+  ///
+  /// - Parameters:
+  ///   - type: ``HealthDataType/activeEnergyBurned`` or ``HealthDataType/basalEnergyBurned``.
+  ///   - interval: The interval.
+  ///   - policy: Which samples take part.
+  /// - Returns: The amount.
+  /// - Throws: ``StepKitError/unsupportedDataType(_:)`` for other types, or another ``StepKitError``.
+  func energyBurned(_ type: HealthDataType, in interval: DateInterval, policy: CountingPolicy) async throws
+    -> EnergyAmount
 
   /// Lets HealthKit wake the app when new step samples arrive.
   ///
   /// - Parameter frequency: How often at most.
   /// - Throws: ``StepKitError/backgroundDeliveryFailed(code:message:)``.
   func enableBackgroundDelivery(frequency: BackgroundDeliveryFrequency) async throws
+}
+
+extension HealthDataSource {
+  /// Saves a measurement taken at one moment, `date`.
+  ///
+  /// - Parameters:
+  ///   - measurement: The validated measurement.
+  ///   - date: The sample's date.
+  /// - Returns: What was saved.
+  /// - Throws: ``StepKitError``.
+  public func save(_ measurement: BodyMeasurement, at date: Date) async throws -> SavedMeasurement {
+    try await save(measurement, over: DateInterval(start: date, duration: 0))
+  }
 }

@@ -252,10 +252,14 @@ public final class StepCounter: Sendable {
     try await save(BodyMeasurement.height(height), at: date)
   }
 
-  private func save(_ measurement: BodyMeasurement, at date: Date?) async throws -> SavedMeasurement {
+  func save(_ measurement: BodyMeasurement, at date: Date?) async throws -> SavedMeasurement {
+    try await save(measurement, over: DateInterval(start: date ?? clock.now(), duration: 0))
+  }
+
+  func save(_ measurement: BodyMeasurement, over interval: DateInterval) async throws -> SavedMeasurement {
     guard let health else { throw StepKitError.sourceNotConfigured(.healthKit) }
     try bundle.requireUsageDescriptions([InfoPlistKey.healthUpdateUsageDescription])
-    return try await health.save(measurement, at: date ?? clock.now())
+    return try await health.save(measurement, over: interval)
   }
 
   /// Lets HealthKit wake the app when new steps arrive (keep consuming

@@ -20,12 +20,17 @@ extension StepKitError {
       return "保存“\(type.name(in: .simplifiedChinese))”失败（HealthKit 错误 \(code)）：\(message)"
     case .backgroundDeliveryFailed(let code, let message):
       return "启用后台更新失败（HealthKit 错误 \(code)）：\(message)"
+    case .missingEntitlement(let key):
+      return key == InfoPlistKey.healthKitEntitlement
+        ? "应用未使用 HealthKit 授权（entitlement，\(key)）签名，HealthKit 拒绝所有请求。"
+        : "应用未使用 \(key) 授权（entitlement）签名，HealthKit 无法在有新数据时唤醒应用。"
     case .implausibleMeasurement(let type, let value, let unit, let plausible):
       return "\(type.name(in: .simplifiedChinese)) \(Self.format(value)) \(unit) 不合理"
         + "（应在 \(Self.format(plausible.lowerBound))–\(Self.format(plausible.upperBound)) \(unit) 之间）。"
     case .invalidInterval(let start, let end):
       return "时间区间 \(start) 至 \(end) 无效：结束时间不能早于开始时间。"
     case .sourceNotConfigured(let kind): return "未配置 \(kind) 步数来源。"
+    case .unsupportedDataType(let type): return "此调用不适用于“\(type.name(in: .simplifiedChinese))”。"
     case .motionNotAvailable: return "此设备没有计步功能。"
     case .motionNotAuthorized: return "应用无权读取“运动与健身”数据。"
     case .motionRestricted: return "此设备上的“运动与健身”访问受到限制。"
@@ -50,9 +55,14 @@ extension StepKitError {
     case .missingUsageDescription(let key): return "请在应用目标的 Info.plist 中添加 \(key)，并说明应用为何需要这些数据。"
     case .queryFailed, .backgroundDeliveryFailed: return "请稍后重试。如果问题仍然存在，请检查 \(health) > 本应用。"
     case .saveFailed: return "请确认已在 \(health) > 本应用 中允许写入，然后重试。"
+    case .missingEntitlement(let key):
+      return key == InfoPlistKey.healthKitEntitlement
+        ? "请在 Xcode 中打开应用目标的“Signing & Capabilities”标签页，添加 HealthKit 功能。"
+        : "请在 Xcode 中打开应用目标的“Signing & Capabilities”标签页，勾选 HealthKit 下的“Background Delivery”。"
     case .implausibleMeasurement: return "请检查数值及其单位。"
     case .invalidInterval: return "请传入结束时间不早于开始时间的区间。"
     case .sourceNotConfigured: return "请为 StepCounter 提供其策略所需的步数来源。"
+    case .unsupportedDataType: return "测量值请使用体重、身高、体温、活动能量或静息能量。"
     case .motionNotAvailable: return nil
     case .motionNotAuthorized: return "请在 \(motion) 中为本应用开启权限，或前往本应用的设置页面。"
     case .motionRestricted: return "请联系设备管理员，或检查 设置 > 屏幕使用时间 > 内容和隐私访问限制。"

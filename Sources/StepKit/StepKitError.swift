@@ -41,6 +41,13 @@ public enum StepKitError: Error, Equatable, Hashable, Sendable {
   /// Enabling background delivery failed (often a missing
   /// `com.apple.developer.healthkit.background-delivery` entitlement).
   case backgroundDeliveryFailed(code: Int, message: String)
+  /// The app is not signed with the entitlement `key`
+  /// (`com.apple.developer.healthkit`, or
+  /// `com.apple.developer.healthkit.background-delivery`): HealthKit answers
+  /// code 4 with "Missing … entitlement." to every request, query and
+  /// characteristic read (or background-delivery request). The fix is in
+  /// Xcode's Signing & Capabilities tab, not on the device.
+  case missingEntitlement(key: String)
   /// A measurement to save is not plausible for `type`: `value` (in `unit`)
   /// lies outside `plausible`, or is not a finite positive number.
   case implausibleMeasurement(HealthDataType, value: Double, unit: String, plausible: ClosedRange<Double>)
@@ -48,6 +55,9 @@ public enum StepKitError: Error, Equatable, Hashable, Sendable {
   case invalidInterval(start: Date, end: Date)
   /// The counter's strategy needs a source of `kind` that it was not given.
   case sourceNotConfigured(StepSourceKind)
+  /// The call does not apply to `type` (for example the most recent
+  /// measurement of steps, or energy burned of body mass).
+  case unsupportedDataType(HealthDataType)
 
   // MARK: CoreMotion
 
@@ -150,9 +160,11 @@ extension StepKitError: CustomNSError {
     case .queryFailed: return 108
     case .saveFailed: return 109
     case .backgroundDeliveryFailed: return 110
+    case .missingEntitlement: return 111
     case .implausibleMeasurement: return 201
     case .invalidInterval: return 202
     case .sourceNotConfigured: return 203
+    case .unsupportedDataType: return 204
     case .motionNotAvailable: return 304
     case .motionNotAuthorized: return 305
     case .motionRestricted: return 309
@@ -238,12 +250,18 @@ extension StepKitError {
       return "Saving \(type.name(in: .english)) failed (HealthKit error \(code)): \(message)"
     case .backgroundDeliveryFailed(let code, let message):
       return "Enabling background delivery failed (HealthKit error \(code)): \(message)"
+    case .missingEntitlement(let key):
+      return key == InfoPlistKey.healthKitEntitlement
+        ? "The app is not signed with the HealthKit entitlement (\(key)), so HealthKit refuses every request."
+        : "The app is not signed with the \(key) entitlement, so HealthKit cannot wake it for new data."
     case .implausibleMeasurement(let type, let value, let unit, let plausible):
       return "\(type.name(in: .english)) of \(Self.format(value)) \(unit) is not plausible "
         + "(expected \(Self.format(plausible.lowerBound))–\(Self.format(plausible.upperBound)) \(unit))."
     case .invalidInterval(let start, let end):
       return "The interval from \(start) to \(end) is not valid: it must not end before it starts."
     case .sourceNotConfigured(let kind): return "No \(kind) step source is configured."
+    case .unsupportedDataType(let type):
+      return "This call does not apply to \(type.name(in: .english))."
     case .motionNotAvailable: return "This device has no step counter."
     case .motionNotAuthorized: return "The app is not allowed to read Motion & Fitness data."
     case .motionRestricted: return "Motion & Fitness access is restricted on this device."
@@ -276,9 +294,16 @@ extension StepKitError {
     case .queryFailed, .backgroundDeliveryFailed:
       return "Try again later. If it persists, check \(health) > this app."
     case .saveFailed: return "Check that writing is allowed in \(health) > this app, then try again."
+    case .missingEntitlement(let key):
+      return key == InfoPlistKey.healthKitEntitlement
+        ? "In Xcode, open the app target's Signing & Capabilities tab and add the HealthKit capability."
+        : "In Xcode, open the app target's Signing & Capabilities tab and tick Background Delivery "
+          + "under HealthKit."
     case .implausibleMeasurement: return "Check the value and its unit."
     case .invalidInterval: return "Pass an interval whose end is not before its start."
     case .sourceNotConfigured: return "Create the StepCounter with the source its strategy needs."
+    case .unsupportedDataType:
+      return "Use body mass, height, body temperature, or active or resting energy for measurements."
     case .motionNotAvailable: return nil
     case .motionNotAuthorized: return "Turn on this app under \(motion), or in the app's Settings page."
     case .motionRestricted:

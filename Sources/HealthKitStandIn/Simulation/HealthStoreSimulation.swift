@@ -96,6 +96,9 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     var authorizationFailure: HKError.Code?
     var saveFailure: HKError.Code?
     var backgroundDeliveryFailure: HKError.Code?
+    var inflatesFilteredStatistics = false
+    var hasHealthKitEntitlement = true
+    var hasBackgroundDeliveryEntitlement = true
     var biologicalSex = HKBiologicalSex.notSet
     var dateOfBirth: DateComponents?
     var calendar = Calendar.current
@@ -159,6 +162,30 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     get { withState { $0.backgroundDeliveryFailure } }
     set { withState { $0.backgroundDeliveryFailure = newValue } }
   }
+  /// Whether the app is signed with `com.apple.developer.healthkit`. Without
+  /// it, authorization requests, queries, characteristic reads, saves and
+  /// background delivery fail with code 4 and "Missing
+  /// com.apple.developer.healthkit entitlement." (as device logs show).
+  public var hasHealthKitEntitlement: Bool {
+    get { withState { $0.hasHealthKitEntitlement } }
+    set { withState { $0.hasHealthKitEntitlement = newValue } }
+  }
+  /// Whether the app is signed with
+  /// `com.apple.developer.healthkit.background-delivery`. Without it,
+  /// enabling background delivery fails with code 4 naming that entitlement.
+  public var hasBackgroundDeliveryEntitlement: Bool {
+    get { withState { $0.hasBackgroundDeliveryEntitlement } }
+    set { withState { $0.hasBackgroundDeliveryEntitlement = newValue } }
+  }
+  /// Reproduces what users report of real devices (an iPhone and an Apple
+  /// Watch both recording): statistics and statistics-collection queries whose
+  /// predicate carries a metadata filter (`HKMetadataKeyWasUserEntered`) add
+  /// up every source instead of merging them, inflating totals 2–3×.
+  /// Off by default; the HealthKit provider's merge check is tested with it on.
+  public var inflatesFilteredStatistics: Bool {
+    get { withState { $0.inflatesFilteredStatistics } }
+    set { withState { $0.inflatesFilteredStatistics = newValue } }
+  }
   /// The stored biological sex.
   public var biologicalSex: HKBiologicalSex {
     get { withState { $0.biologicalSex } }
@@ -214,6 +241,23 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     add(.distanceWalkingRunning, HKUnit.meter(), meters, start, end, origin, userEntered)
   }
 
+  /// Adds a sample of any quantity type and notifies observer queries.
+  ///
+  /// - Parameters:
+  ///   - identifier: The quantity type (`.bodyMass`, `.activeEnergyBurned`, …).
+  ///   - value: The amount, in `unit`.
+  ///   - unit: A unit that fits the type.
+  ///   - start: Its start.
+  ///   - end: Its end (equal to `start` for a measurement at one moment).
+  ///   - origin: Who wrote it.
+  ///   - userEntered: Whether a person typed it in.
+  public func add(
+    _ identifier: HKQuantityTypeIdentifier, value: Double, unit: HKUnit, from start: Date, to end: Date,
+    origin: Origin = .iPhone, userEntered: Bool = false
+  ) {
+    add(identifier, unit, value, start, end, origin, userEntered)
+  }
+
   private func add(
     _ identifier: HKQuantityTypeIdentifier, _ unit: HKUnit, _ value: Double, _ start: Date, _ end: Date,
     _ origin: Origin, _ userEntered: Bool
@@ -240,6 +284,7 @@ public final class HealthStoreSimulation: @unchecked Sendable {
   func readError(for type: HKObjectType, deviceSupported: Bool) -> HKError? {
     if !deviceSupported { return .make(.errorHealthDataUnavailable) }
     return withState { state in
+      if !state.hasHealthKitEntitlement { return .missingEntitlement(Self.healthKitEntitlement) }
       if state.isRestricted { return .make(.errorHealthDataRestricted) }
       if state.isLocked { return .make(.errorDatabaseInaccessible) }
       if !state.requested.contains(type.identifier) { return .make(.errorAuthorizationNotDetermined) }
@@ -276,6 +321,7 @@ public final class HealthStoreSimulation: @unchecked Sendable {
   /// Shows the prompt (when a type was not asked for yet) and records the answers.
   func answerPrompt(for identifiers: Set<String>, share: Set<String>) -> HKError? {
     withState { state in
+      if !state.hasHealthKitEntitlement { return .missingEntitlement(Self.healthKitEntitlement) }
       if state.isRestricted { return .make(.errorHealthDataRestricted) }
       if let code = state.authorizationFailure { return .make(code) }
       let fresh = identifiers.union(share).subtracting(state.requested)
@@ -291,18 +337,59 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     }
   }
 
+  static let healthKitEntitlement = "com.apple.developer.healthkit"
+  static let backgroundDeliveryEntitlement = "com.apple.developer.healthkit.background-delivery"
+
+  /// The error a save or background-delivery request meets for a missing entitlement, if any.
+  func entitlementError(backgroundDelivery: Bool) -> HKError? {
+    withState { state in
+      if !state.hasHealthKitEntitlement { return .missingEntitlement(Self.healthKitEntitlement) }
+      if backgroundDelivery, !state.hasBackgroundDeliveryEntitlement {
+        return .missingEntitlement(Self.backgroundDeliveryEntitlement)
+      }
+      return nil
+    }
+  }
+
   func wasRequested(_ identifier: String) -> Bool { withState { $0.requested.contains(identifier) } }
   func grant(for identifier: String) -> Answer? { withState { $0.granted[identifier] } }
 
+  /// What a statistics query sums: HealthKit's merge of the sources, or, in
+  /// ``inflatesFilteredStatistics`` mode with a metadata filter in the
+  /// predicate, the plain sum of every source.
+  func statisticsSum(of samples: [HKQuantitySample], in interval: DateInterval, predicate: NSPredicate?)
+    -> Double
+  {
+    if inflatesFilteredStatistics, PredicateInterpreter.hasMetadataCondition(predicate) {
+      return Self.rawSum(of: samples, in: interval)
+    }
+    return Self.mergedSum(of: samples, in: interval)
+  }
+
+  /// The plain sum of `samples`' parts inside `interval` (in proportion to time), no merge.
+  static func rawSum(of samples: [HKQuantitySample], in interval: DateInterval) -> Double {
+    samples.reduce(0) { total, sample in
+      let value = sample.quantity.doubleValue(for: sample.quantityType.baseUnit)
+      if sample.startDate == sample.endDate {
+        return total + (interval.start <= sample.startDate && sample.startDate < interval.end ? value : 0)
+      }
+      let start = max(sample.startDate, interval.start)
+      let end = min(sample.endDate, interval.end)
+      guard start < end else { return total }
+      return total + value * end.timeIntervalSince(start) / sample.endDate.timeIntervalSince(sample.startDate)
+    }
+  }
+
   /// Merged totals of `samples` over `interval`, through StepKitCore's
-  /// priority merge (HealthKit's statistics merge sources the same way).
+  /// priority merge (HealthKit's statistics merge sources the same way;
+  /// energy is merged like any cumulative quantity).
   static func mergedSum(of samples: [HKQuantitySample], in interval: DateInterval) -> Double {
     var log = SampleLog()
     var kind = QuantityKind.steps
     for sample in samples {
       let isSteps = sample.quantityType.identifier == HKQuantityTypeIdentifier.stepCount.rawValue
       kind = isSteps ? .steps : .distance
-      let value = sample.quantity.doubleValue(for: isSteps ? HKUnit.count() : HKUnit.meter())
+      let value = sample.quantity.doubleValue(for: sample.quantityType.baseUnit)
       let device = sample.device.map {
         Device(
           name: $0.name, manufacturer: $0.manufacturer, model: $0.model, hardware: $0.hardwareVersion,

@@ -58,6 +58,12 @@ public enum HealthDataType: String, Sendable, Hashable, Codable, CaseIterable, C
   case bodyMass
   /// Height (read and write).
   case height
+  /// Body temperature (read and write).
+  case bodyTemperature
+  /// Active energy burned (read and write).
+  case activeEnergyBurned
+  /// Resting (basal) energy burned (read and write).
+  case basalEnergyBurned
 
   /// The English name shown in messages.
   public var description: String { name(in: .english) }
@@ -80,18 +86,30 @@ public enum HealthDataType: String, Sendable, Hashable, Codable, CaseIterable, C
     case (.bodyMass, .simplifiedChinese): return "体重"
     case (.height, .english): return "Height"
     case (.height, .simplifiedChinese): return "身高"
+    case (.bodyTemperature, .english): return "Body Temperature"
+    case (.bodyTemperature, .simplifiedChinese): return "体温"
+    case (.activeEnergyBurned, .english): return "Active Energy"
+    case (.activeEnergyBurned, .simplifiedChinese): return "活动能量"
+    case (.basalEnergyBurned, .english): return "Resting Energy"
+    case (.basalEnergyBurned, .simplifiedChinese): return "静息能量"
     }
   }
 
-  /// Whether StepKit can write this type.
-  public var isWritable: Bool { self == .bodyMass || self == .height }
+  /// Whether StepKit can write this type: body mass, height, body
+  /// temperature, active and resting energy.
+  public var isWritable: Bool {
+    switch self {
+    case .bodyMass, .height, .bodyTemperature, .activeEnergyBurned, .basalEnergyBurned: return true
+    case .steps, .walkingRunningDistance, .biologicalSex, .dateOfBirth: return false
+    }
+  }
 }
 
 /// What to ask HealthKit for.
 public struct AuthorizationRequest: Sendable, Hashable {
   /// Types to read.
   public var read: Set<HealthDataType>
-  /// Types to write (only ``HealthDataType/bodyMass`` and ``HealthDataType/height``).
+  /// Types to write (only the writable ones: ``HealthDataType/isWritable``).
   public var write: Set<HealthDataType>
 
   /// Creates a request.
@@ -109,10 +127,10 @@ public struct AuthorizationRequest: Sendable, Hashable {
   /// Steps and walking + running distance, read only.
   public static let stepsAndDistance = AuthorizationRequest()
 
-  /// Steps, distance, the characteristics and body measurements to read,
-  /// and body mass and height to write.
+  /// Every type to read, and every writable type (body mass, height, body
+  /// temperature, active and resting energy) to write.
   public static let everything = AuthorizationRequest(
-    read: Set(HealthDataType.allCases), write: [.bodyMass, .height])
+    read: Set(HealthDataType.allCases), write: Set(HealthDataType.allCases.filter(\.isWritable)))
 
   /// The Info.plist keys HealthKit requires for this request: always
   /// `NSHealthShareUsageDescription`, plus `NSHealthUpdateUsageDescription`

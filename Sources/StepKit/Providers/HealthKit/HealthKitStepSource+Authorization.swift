@@ -9,22 +9,39 @@ import Foundation
 extension HealthKitStepSource {
   static func objectType(_ type: HealthDataType) -> HKObjectType {
     switch type {
-    case .steps: return HKQuantityType(.stepCount)
-    case .walkingRunningDistance: return HKQuantityType(.distanceWalkingRunning)
-    case .bodyMass: return HKQuantityType(.bodyMass)
-    case .height: return HKQuantityType(.height)
     case .biologicalSex: return HKCharacteristicType(.biologicalSex)
     case .dateOfBirth: return HKCharacteristicType(.dateOfBirth)
+    default: return sampleType(type) ?? HKQuantityType(.stepCount)
     }
   }
 
-  static func sampleType(_ type: HealthDataType) -> HKSampleType? {
+  static func sampleType(_ type: HealthDataType) -> HKQuantityType? {
+    quantityIdentifier(type).map { HKQuantityType($0) }
+  }
+
+  /// HealthKit's identifier for a quantity type; `nil` for the characteristics.
+  static func quantityIdentifier(_ type: HealthDataType) -> HKQuantityTypeIdentifier? {
     switch type {
-    case .steps: return HKQuantityType(.stepCount)
-    case .walkingRunningDistance: return HKQuantityType(.distanceWalkingRunning)
-    case .bodyMass: return HKQuantityType(.bodyMass)
-    case .height: return HKQuantityType(.height)
+    case .steps: return .stepCount
+    case .walkingRunningDistance: return .distanceWalkingRunning
+    case .bodyMass: return .bodyMass
+    case .height: return .height
+    case .bodyTemperature: return .bodyTemperature
+    case .activeEnergyBurned: return .activeEnergyBurned
+    case .basalEnergyBurned: return .basalEnergyBurned
     case .biologicalSex, .dateOfBirth: return nil
+    }
+  }
+
+  /// The unit StepKit reads and writes `type` in: kilograms, metres, degrees
+  /// Celsius, kilocalories; counts for steps.
+  static func healthUnit(_ type: HealthDataType) -> HKUnit {
+    switch type {
+    case .bodyMass: return .gramUnit(with: .kilo)
+    case .height, .walkingRunningDistance: return .meter()
+    case .bodyTemperature: return .degreeCelsius()
+    case .activeEnergyBurned, .basalEnergyBurned: return .kilocalorie()
+    case .steps, .biologicalSex, .dateOfBirth: return .count()
     }
   }
 
@@ -33,7 +50,7 @@ extension HealthKitStepSource {
   }
 
   static func shareTypes(_ request: AuthorizationRequest) -> Set<HKSampleType> {
-    Set(request.write.compactMap(sampleType))
+    Set(request.write.compactMap { sampleType($0) as HKSampleType? })
   }
 
   /// Shows HealthKit's prompt for the types in `request`.
@@ -84,7 +101,7 @@ extension HealthKitStepSource {
 
   /// Whether the app may write `type` (HealthKit does report write access).
   ///
-  /// - Parameter type: ``HealthDataType/bodyMass`` or ``HealthDataType/height``.
+  /// - Parameter type: A writable type (``HealthDataType/isWritable``).
   /// - Returns: ``AuthorizationState/authorized``, ``AuthorizationState/denied``,
   ///   ``AuthorizationState/notRequested`` or ``AuthorizationState/unavailable``.
   public func writeAccess(for type: HealthDataType) -> AuthorizationState {
@@ -101,7 +118,9 @@ extension HealthKitStepSource {
   /// entitlement; HealthKit delivers steps at most hourly.
   ///
   /// - Parameter frequency: How often at most.
-  /// - Throws: ``StepKitError/backgroundDeliveryFailed(code:message:)`` or
+  /// - Throws: ``StepKitError/missingEntitlement(key:)`` when the app lacks
+  ///   the background-delivery (or HealthKit) entitlement,
+  ///   ``StepKitError/backgroundDeliveryFailed(code:message:)`` or
   ///   ``StepKitError/healthDataUnavailable``.
   public func enableBackgroundDelivery(frequency: BackgroundDeliveryFrequency) async throws {
     try requireHealthData()
@@ -120,7 +139,7 @@ extension HealthKitStepSource {
         } else {
           let mapped = error.map { StepKitError(healthKitError: $0, type: .steps) }
           switch mapped {
-          case .healthDataUnavailable?, .healthDataRestricted?:
+          case .healthDataUnavailable?, .healthDataRestricted?, .missingEntitlement?:
             continuation.resume(throwing: mapped ?? StepKitError.healthDataUnavailable)
           default:
             let nsError = error.map { $0 as NSError }

@@ -12,7 +12,7 @@ extension HealthKitStepSource {
   /// - Returns: The value, ``Characteristic/notSetOrNotAllowed`` (HealthKit
   ///   answers "not set" for denied reads too) or ``Characteristic/notRequested``.
   /// - Throws: ``StepKitError/healthDataUnavailable``, ``StepKitError/healthDatabaseLocked``,
-  ///   ``StepKitError/healthDataRestricted``.
+  ///   ``StepKitError/healthDataRestricted``, ``StepKitError/missingEntitlement(key:)``.
   public func biologicalSex() async throws -> Characteristic<BiologicalSex> {
     try requireHealthData()
     let sex: HKBiologicalSex
@@ -31,7 +31,7 @@ extension HealthKitStepSource {
   ///
   /// - Returns: The value, ``Characteristic/notSetOrNotAllowed`` or ``Characteristic/notRequested``.
   /// - Throws: ``StepKitError/healthDataUnavailable``, ``StepKitError/healthDatabaseLocked``,
-  ///   ``StepKitError/healthDataRestricted``.
+  ///   ``StepKitError/healthDataRestricted``, ``StepKitError/missingEntitlement(key:)``.
   public func dateOfBirth() async throws -> Characteristic<DateComponents> {
     try requireHealthData()
     do {
@@ -49,34 +49,34 @@ extension HealthKitStepSource {
     let mapped = StepKitError(healthKitError: error, type: type)
     switch mapped {
     case .authorizationNotDetermined: return .notRequested
-    case .healthDataUnavailable, .healthDatabaseLocked, .healthDataRestricted: throw mapped
+    case .healthDataUnavailable, .healthDatabaseLocked, .healthDataRestricted, .missingEntitlement:
+      throw mapped
     default: return .notSetOrNotAllowed
     }
   }
 
-  /// Saves a body measurement as a HealthKit sample at `date`.
+  /// Saves a measurement as a HealthKit sample over `interval` (one moment
+  /// for body mass, height and temperature).
+  ///
+  /// Saves work while the device is locked (HealthKit keeps them and merges
+  /// them on unlock).
   ///
   /// - Parameters:
   ///   - measurement: The validated measurement.
-  ///   - date: The sample's date.
+  ///   - interval: The sample's interval.
   /// - Returns: What was saved.
   /// - Throws: ``StepKitError/writeAccessDenied(_:)``, ``StepKitError/authorizationNotDetermined(_:)``,
-  ///   ``StepKitError/saveFailed(_:code:message:)``, ``StepKitError/healthDataUnavailable``.
-  public func save(_ measurement: BodyMeasurement, at date: Date) async throws -> SavedMeasurement {
+  ///   ``StepKitError/missingEntitlement(key:)``, ``StepKitError/saveFailed(_:code:message:)``,
+  ///   ``StepKitError/healthDataUnavailable``.
+  public func save(_ measurement: BodyMeasurement, over interval: DateInterval) async throws
+    -> SavedMeasurement
+  {
     try requireHealthData()
     let type = measurement.type
-    let sample: HKQuantitySample
-    switch measurement {
-    case .bodyMass(let kilograms):
-      sample = HKQuantitySample(
-        type: HKQuantityType(.bodyMass),
-        quantity: HKQuantity(unit: .gramUnit(with: .kilo), doubleValue: kilograms),
-        start: date, end: date)
-    case .height(let meters):
-      sample = HKQuantitySample(
-        type: HKQuantityType(.height), quantity: HKQuantity(unit: .meter(), doubleValue: meters), start: date,
-        end: date)
-    }
+    guard let quantityType = Self.sampleType(type) else { throw StepKitError.unsupportedDataType(type) }
+    let sample = HKQuantitySample(
+      type: quantityType, quantity: HKQuantity(unit: Self.healthUnit(type), doubleValue: measurement.siValue),
+      start: interval.start, end: interval.end)
     let uuid = sample.uuid
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
       store.save(sample) { success, error in
@@ -87,7 +87,7 @@ extension HealthKitStepSource {
         let mapped = error.map { StepKitError(healthKitError: $0, type: type) }
         switch mapped {
         case .writeAccessDenied?, .authorizationNotDetermined?, .healthDataUnavailable?,
-          .healthDataRestricted?:
+          .healthDataRestricted?, .missingEntitlement?:
           continuation.resume(throwing: mapped ?? StepKitError.writeAccessDenied(type))
         default:
           let nsError = error.map { $0 as NSError }
@@ -98,6 +98,6 @@ extension HealthKitStepSource {
         }
       }
     }
-    return SavedMeasurement(measurement: measurement, date: date, uuid: uuid)
+    return SavedMeasurement(measurement: measurement, interval: interval, uuid: uuid)
   }
 }

@@ -32,12 +32,30 @@ extension StepKitError {
     } else if code == .errorAuthorizationNotDetermined {
       self = .authorizationNotDetermined(type)
     } else if code == .errorAuthorizationDenied {
-      self = .writeAccessDenied(type)
+      // Code 4 is also what a build without the HealthKit entitlement gets,
+      // for every call; only the message tells the two apart.
+      if let key = Self.missingEntitlementKey(in: healthKit.localizedDescription) {
+        self = .missingEntitlement(key: key)
+      } else {
+        self = .writeAccessDenied(type)
+      }
     } else if code == .errorUserCanceled {
       self = .authorizationCancelled
     } else {
       self = .queryFailed(code: code.rawValue, message: healthKit.localizedDescription)
     }
+  }
+
+  /// The entitlement a HealthKit message names as missing
+  /// (`Missing com.apple.developer.healthkit entitlement.`), if it does.
+  static func missingEntitlementKey(in message: String) -> String? {
+    let words = message.split(whereSeparator: { $0 == " " || $0 == "\"" || $0 == "'" })
+    guard let missing = words.firstIndex(where: { $0.lowercased() == "missing" }),
+      words.indices.contains(missing + 1),
+      words[(missing + 1)...].contains(where: { $0.lowercased().hasPrefix("entitlement") })
+    else { return nil }
+    let key = String(words[missing + 1])
+    return key.hasPrefix("com.apple.developer.healthkit") ? key : nil
   }
 
   /// Maps an error from a query reading `kind`.

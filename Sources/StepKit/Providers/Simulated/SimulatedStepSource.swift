@@ -28,6 +28,8 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     case characteristics
     /// Saves.
     case save
+    /// Most recent measurements and energy burned.
+    case measurements
     /// Live updates (fails the sequence).
     case liveUpdates
     /// Enabling background delivery.
@@ -352,14 +354,61 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
   ///
   /// - Parameters:
   ///   - measurement: The measurement.
-  ///   - date: Its date.
+  ///   - interval: Its interval.
   /// - Returns: What was saved.
   /// - Throws: A scripted failure.
-  public func save(_ measurement: BodyMeasurement, at date: Date) async throws -> SavedMeasurement {
+  public func save(_ measurement: BodyMeasurement, over interval: DateInterval) async throws
+    -> SavedMeasurement
+  {
     try begin(.save)
-    let saved = SavedMeasurement(measurement: measurement, date: date, uuid: UUID())
+    let saved = SavedMeasurement(measurement: measurement, interval: interval, uuid: UUID())
     withState { $0.saved.append(saved) }
     return saved
+  }
+
+  /// The saved measurement of `type` with the latest end date.
+  ///
+  /// - Parameter type: A measurement type.
+  /// - Returns: The newest saved measurement, or `nil`.
+  /// - Throws: A scripted failure (``Operation/measurements``), or
+  ///   ``StepKitError/unsupportedDataType(_:)``.
+  public func mostRecentMeasurement(of type: HealthDataType) async throws -> SavedMeasurement? {
+    try begin(.measurements)
+    guard BodyMeasurement.reading(type, value: 0) != nil else { throw StepKitError.unsupportedDataType(type) }
+    return savedMeasurements.filter { $0.measurement.type == type }.max { $0.date < $1.date }
+  }
+
+  /// The saved energy measurements of `type`, each counted in proportion to
+  /// the part of its interval inside `interval`.
+  ///
+  /// - Parameters:
+  ///   - type: Active or resting energy.
+  ///   - interval: The interval.
+  ///   - policy: Recorded in the provenance.
+  /// - Returns: The amount.
+  /// - Throws: A scripted failure (``Operation/measurements``), or ``StepKitError/unsupportedDataType(_:)``.
+  public func energyBurned(_ type: HealthDataType, in interval: DateInterval, policy: CountingPolicy)
+    async throws -> EnergyAmount
+  {
+    try begin(.measurements)
+    guard type == .activeEnergyBurned || type == .basalEnergyBurned else {
+      throw StepKitError.unsupportedDataType(type)
+    }
+    guard interval.end >= interval.start else {
+      throw StepKitError.invalidInterval(start: interval.start, end: interval.end)
+    }
+    var total = 0.0
+    var hasData = false
+    for saved in savedMeasurements where saved.measurement.type == type {
+      guard let part = saved.interval.intersection(with: interval), saved.interval.duration > 0 else {
+        continue
+      }
+      hasData = true
+      total += saved.measurement.siValue * part.duration / saved.interval.duration
+    }
+    return EnergyAmount(
+      type: type, interval: interval, kilocalories: total, provenance: provenance(policy, hasData: hasData),
+      hasData: hasData)
   }
 
   /// Records the frequency.
