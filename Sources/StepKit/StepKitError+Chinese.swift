@@ -65,7 +65,9 @@ extension StepKitError {
     case .unsupportedDataType: return "测量值请使用体重、身高、体温、活动能量或静息能量。"
     case .motionNotAvailable: return nil
     case .motionNotAuthorized: return "请在 \(motion) 中为本应用开启权限，或前往本应用的设置页面。"
-    case .motionRestricted: return "请联系设备管理员，或检查 设置 > 屏幕使用时间 > 内容和隐私访问限制。"
+    case .motionRestricted:
+      return "请检查 设置 > 屏幕使用时间 > 内容和隐私访问限制 中的限制（或联系设备管理员），"
+        + "并在 \(motion) > 健身追踪 中打开“健身追踪”。"
     case .motionNotEntitled: return "请检查应用的签名和 entitlements。"
     case .motionOutsideHistory: return "请只查询最近七天，或从“健康”读取更早的数据。"
     case .motionQueryFailed: return "请稍后重试。"

@@ -66,8 +66,10 @@ public enum StepKitError: Error, Equatable, Hashable, Sendable {
   /// The person did not allow Motion & Fitness access, or turned it off
   /// (`CMErrorMotionActivityNotAuthorized`, 105).
   case motionNotAuthorized
-  /// Motion & Fitness access is blocked by a restriction the person cannot
-  /// lift (Screen Time, a device management profile): `CMAuthorizationStatus.restricted`.
+  /// Motion & Fitness access is blocked for every app
+  /// (`CMAuthorizationStatus.restricted`): by a Screen Time restriction or a
+  /// device management profile, or because Fitness Tracking is turned off in
+  /// Settings > Privacy & Security > Motion & Fitness.
   case motionRestricted
   /// The app lacks the entitlement for motion activity
   /// (`CMErrorMotionActivityNotEntitled`, 106).
@@ -307,8 +309,8 @@ extension StepKitError {
     case .motionNotAvailable: return nil
     case .motionNotAuthorized: return "Turn on this app under \(motion), or in the app's Settings page."
     case .motionRestricted:
-      return
-        "Ask the device's administrator, or check Settings > Screen Time > Content & Privacy Restrictions."
+      return "Check Screen Time restrictions in Settings > Screen Time > Content & Privacy Restrictions "
+        + "(or ask the device's administrator), and turn on Fitness Tracking in \(motion) > Fitness Tracking."
     case .motionNotEntitled: return "Check the app's signing and entitlements."
     case .motionOutsideHistory: return "Ask for the last seven days only, or read older days from Health."
     case .motionQueryFailed: return "Try again later."

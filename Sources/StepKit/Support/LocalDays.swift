@@ -37,6 +37,18 @@ public enum LocalDays {
     days(covering: DateInterval(start: date, duration: 0), calendar: calendar)[0]
   }
 
+  /// The part of `day` inside `interval`: the first and last day of a range
+  /// count only what falls within the range; an empty interval at the day's
+  /// start when they do not overlap.
+  ///
+  /// - Parameters:
+  ///   - day: A day from ``days(covering:calendar:)``.
+  ///   - interval: The range asked for.
+  /// - Returns: The part to count.
+  public static func part(of day: DateInterval, within interval: DateInterval) -> DateInterval {
+    day.intersection(with: interval) ?? DateInterval(start: day.start, duration: 0)
+  }
+
   /// The part of the day containing `now` that has passed: its start until `now`.
   ///
   /// - Parameters:

@@ -196,7 +196,9 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
     case .stepKitMerge(let ranking):
       let log = try await fetchSamples(kind, in: interval)
       let values = days.map { day -> (DateInterval, Double) in
-        let totals = log.totals(in: day, policy: policy, ranking: ranking)
+        // The first and last day count only what falls within the interval.
+        let totals = log.totals(
+          in: LocalDays.part(of: day, within: interval), policy: policy, ranking: ranking)
         return (day, kind == .steps ? totals.steps : totals.distanceMeters)
       }
       return (values, log.count > 0)

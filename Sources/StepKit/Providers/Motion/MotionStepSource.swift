@@ -284,7 +284,7 @@ public struct MotionStepSource: StepSource {
     var truncated = false
     var result: [DayReading] = []
     for day in LocalDays.days(covering: interval, calendar: calendar) {
-      guard let part = day.intersection(with: interval) else { continue }
+      let part = LocalDays.part(of: day, within: interval)
       let asked: DateInterval
       switch window.fit(part) {
       case .inside(let inside): asked = inside

@@ -219,7 +219,7 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
       hasData: hasData)
   }
 
-  /// Merged steps per local day.
+  /// Merged steps per local day, each counting only what falls within `interval`.
   ///
   /// - Parameters:
   ///   - interval: The range.
@@ -233,7 +233,7 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     try begin(.steps)
     var hasData = false
     let days = try LocalDays.days(covering: interval, calendar: calendar).map { day -> DailySteps.Day in
-      let (totals, any) = try totals(day, policy)
+      let (totals, any) = try totals(LocalDays.part(of: day, within: interval), policy)
       hasData = hasData || any
       return DailySteps.Day(interval: day, steps: totals.steps)
     }
@@ -256,7 +256,7 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     try begin(.distance)
     var hasData = false
     let days = try LocalDays.days(covering: interval, calendar: calendar).map { day -> DailyDistance.Day in
-      let (totals, any) = try totals(day, policy)
+      let (totals, any) = try totals(LocalDays.part(of: day, within: interval), policy)
       hasData = hasData || any
       return DailyDistance.Day(interval: day, meters: totals.distanceMeters)
     }
