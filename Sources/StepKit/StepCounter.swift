@@ -21,12 +21,15 @@ public final class StepCounter: Sendable {
     /// CoreMotion only (this iPhone's own motion history, seven days).
     case motion
     /// HealthKit; CoreMotion when HealthKit is unavailable, locked, not yet
-    /// authorized, failing, or returns no data at all. The default.
+    /// authorized, failing, or returns no data at all (asked then only when
+    /// the app already has Motion & Fitness access, so that no prompt
+    /// appears unasked). The default.
     case healthKitThenMotion
   }
 
   /// The counter an app uses: HealthKit, then CoreMotion, the `health`
-  /// policy, the current calendar, the system clock and `Bundle.main`.
+  /// policy, the phone's calendar as it changes (`Calendar.autoupdatingCurrent`),
+  /// the system clock and `Bundle.main`.
   public static let shared = StepCounter(health: HealthKitStepSource(), motion: MotionStepSource())
 
   /// The health store source (HealthKit, or a simulated one).
@@ -53,12 +56,16 @@ public final class StepCounter: Sendable {
   ///   - strategy: Which sources answer; HealthKit then CoreMotion by default.
   ///   - policy: Which samples count; ``CountingPolicy/health`` (hand-typed
   ///     steps left out) by default.
-  ///   - calendar: Whose midnights cut days; the current calendar by default.
+  ///   - calendar: Whose midnights cut days; `Calendar.autoupdatingCurrent` by
+  ///     default, which follows the phone's time zone and calendar settings
+  ///     as they change (a stored `Calendar.current` keeps the zone it was
+  ///     created in, so after travel "today" would start at the old zone's midnight).
   ///   - clock: The clock; the system clock by default.
   ///   - bundle: The Info.plist; `Bundle.main` by default.
   public init(
     health: (any HealthDataSource)?, motion: (any StepSource)?, strategy: Strategy = .healthKitThenMotion,
-    policy: CountingPolicy = .health, calendar: Calendar = .current, clock: any StepClock = SystemClock(),
+    policy: CountingPolicy = .health, calendar: Calendar = .autoupdatingCurrent,
+    clock: any StepClock = SystemClock(),
     bundle: any BundleInfo = MainBundleInfo()
   ) {
     self.health = health
@@ -161,11 +168,15 @@ public final class StepCounter: Sendable {
 
   /// Today's steps, now and whenever they change, rolling over at midnight.
   ///
-  /// With ``Strategy/healthKitThenMotion``, CoreMotion takes over when
-  /// HealthKit is unavailable or not configured, when HealthKit's updates
-  /// fail with an error that allows a fallback, or when HealthKit's first
-  /// count has no data while the coprocessor has steps; those counts carry
-  /// the ``FallbackReason``.
+  /// With ``Strategy/healthKitThenMotion``, the choice between HealthKit and
+  /// CoreMotion is made again on every HealthKit count and at midnight:
+  /// CoreMotion's counts are shown while HealthKit has no data today and the
+  /// coprocessor (already authorized) has steps, and after HealthKit's
+  /// updates fail with an error that allows a fallback (HealthKit is tried
+  /// again at the next midnight); HealthKit's counts are shown again as soon
+  /// as it has data. A locked phone pauses HealthKit's count
+  /// (``ResultNote/deviceLocked``) rather than handing the day to
+  /// CoreMotion. Counts from CoreMotion carry the ``FallbackReason``.
   ///
   /// - Returns: An asynchronous sequence of today's totals; it ends when the
   ///   consuming task is cancelled or with a ``StepKitError``.
@@ -314,13 +325,21 @@ public final class StepCounter: Sendable {
           throw error
         }
       }
-      guard !primary.hasData, let motion else { return primary }
+      guard !primary.hasData, let motion, await Self.mayProbe(motion) else { return primary }
       // No HealthKit data at all (read access may be denied): CoreMotion may know better.
       guard var result = try? await ask(motion), result.hasData else { return primary }
       result.provenance.fallbackReason = .healthKitReturnedNoData
       result.provenance.notes.append(.noDataMayMeanDeniedAccess)
       return result
     }
+  }
+
+  /// Whether CoreMotion may be asked "just to see" when HealthKit has no data:
+  /// only when the app already has Motion & Fitness access. A query while
+  /// access is not determined would show the permission prompt nobody asked
+  /// for; denied or restricted access cannot answer anyway.
+  static func mayProbe(_ motion: any StepSource) async -> Bool {
+    await motion.authorizationState() == .authorized
   }
 
   /// Whether HealthKit's `error` lets CoreMotion answer instead.

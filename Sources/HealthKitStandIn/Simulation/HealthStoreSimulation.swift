@@ -91,6 +91,7 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     var answers: [String: Answer] = [:]
     var defaultAnswer = Answer.allow
     var isLocked = false
+    var notificationCenter = NotificationCenter.default
     var isRestricted = false
     var queryFailure: HKError.Code?
     var authorizationFailure: HKError.Code?
@@ -133,9 +134,31 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     set { withState { $0.defaultAnswer = newValue } }
   }
   /// Whether the device is locked: queries fail with `errorDatabaseInaccessible`, saves still work.
+  ///
+  /// Unlocking posts `UIApplicationProtectedDataDidBecomeAvailable` (and
+  /// locking `UIApplicationProtectedDataWillBecomeUnavailable`) on
+  /// ``notificationCenter``, as UIKit does on the device.
   public var isLocked: Bool {
     get { withState { $0.isLocked } }
-    set { withState { $0.isLocked = newValue } }
+    set {
+      let (changed, center) = withState { state -> (Bool, NotificationCenter) in
+        defer { state.isLocked = newValue }
+        return (state.isLocked != newValue, state.notificationCenter)
+      }
+      guard changed else { return }
+      center.post(
+        name: Notification.Name(
+          newValue
+            ? "UIApplicationProtectedDataWillBecomeUnavailable"
+            : "UIApplicationProtectedDataDidBecomeAvailable"),
+        object: nil)
+    }
+  }
+  /// Where the simulated UIKit posts the protected-data notifications;
+  /// `NotificationCenter.default` unless a test gives its own.
+  public var notificationCenter: NotificationCenter {
+    get { withState { $0.notificationCenter } }
+    set { withState { $0.notificationCenter = newValue } }
   }
   /// Whether access is restricted (device management): everything fails with `errorHealthDataRestricted`.
   public var isRestricted: Bool {

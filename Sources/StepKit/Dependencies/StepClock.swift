@@ -1,10 +1,12 @@
 import Foundation
 
-/// The time, and a way to wait for a given time: what live updates need to
-/// roll over at midnight.
+/// The time, a way to wait for a given time, and where the device says that
+/// the day, the time zone or the lock state changed: what live updates need
+/// to roll over at midnight, follow the phone across time zones, and resume
+/// after the phone is unlocked.
 ///
 /// Use ``SystemClock`` in the app and ``ManualClock`` in tests, which moves
-/// only when told to.
+/// only when told to and has a notification center of its own.
 public protocol StepClock: Sendable {
   /// The current date.
   func now() -> Date
@@ -14,6 +16,51 @@ public protocol StepClock: Sendable {
   /// - Parameter date: When to resume.
   /// - Throws: `CancellationError` when the waiting task is cancelled.
   func sleep(until date: Date) async throws
+
+  /// Where ``DeviceNotification``s are posted; `NotificationCenter.default` by default.
+  var notificationCenter: NotificationCenter { get }
+}
+
+extension StepClock {
+  /// The app's notification center, where the system posts
+  /// `NSCalendarDayChanged`, `NSSystemTimeZoneDidChange` and
+  /// `UIApplication.protectedDataDidBecomeAvailableNotification`.
+  public var notificationCenter: NotificationCenter { .default }
+}
+
+/// The system notifications StepKit's live updates follow.
+public enum DeviceNotification {
+  /// The calendar day changed (`NSCalendarDayChanged`): at midnight, after a
+  /// time or time-zone change, or when the app wakes after midnight.
+  public static let calendarDayChanged: Notification.Name = .NSCalendarDayChanged
+  /// The phone's time zone changed (`NSSystemTimeZoneDidChange`).
+  public static let systemTimeZoneDidChange: Notification.Name = .NSSystemTimeZoneDidChange
+  /// Protected data (the Health database) became readable after the phone was
+  /// unlocked (`UIApplication.protectedDataDidBecomeAvailableNotification`).
+  public static let protectedDataDidBecomeAvailable = Notification.Name(
+    "UIApplicationProtectedDataDidBecomeAvailable")
+}
+
+/// Observes notifications until cancelled (or released), calling `body` for each.
+final class NotificationObservation: @unchecked Sendable {
+  private let center: NotificationCenter
+  private let lock = NSLock()
+  private var tokens: [NSObjectProtocol]
+
+  init(center: NotificationCenter, names: [Notification.Name], _ body: @escaping @Sendable () -> Void) {
+    self.center = center
+    tokens = names.map { name in center.addObserver(forName: name, object: nil, queue: nil) { _ in body() } }
+  }
+
+  func cancel() {
+    let ended: [NSObjectProtocol] = lock.withLock {
+      defer { tokens = [] }
+      return tokens
+    }
+    for token in ended { center.removeObserver(token) }
+  }
+
+  deinit { cancel() }
 }
 
 /// The device's clock.
@@ -55,11 +102,40 @@ public final class ManualClock: StepClock, @unchecked Sendable {
 
   /// Creates a clock showing `now`.
   ///
-  /// - Parameter now: The starting time.
-  public init(now: Date) { current = now }
+  /// - Parameters:
+  ///   - now: The starting time.
+  ///   - notificationCenter: Where tests post ``DeviceNotification``s; a
+  ///     center of the clock's own by default, so tests running in parallel
+  ///     do not see each other's.
+  public init(now: Date, notificationCenter: NotificationCenter = NotificationCenter()) {
+    current = now
+    self.notificationCenter = notificationCenter
+  }
+
+  /// Where ``DeviceNotification``s reach live updates that use this clock.
+  public let notificationCenter: NotificationCenter
 
   /// The clock's current date.
   public func now() -> Date { lock.withLock { current } }
+
+  /// Moves the clock to `date` (never backwards) without waking the tasks
+  /// waiting in ``sleep(until:)``: what a suspended app sees when it wakes
+  /// after midnight, before its timers have fired. The system then posts
+  /// ``DeviceNotification/calendarDayChanged``; ``post(_:)`` it to follow.
+  ///
+  /// - Parameter date: The new time.
+  public func jump(to date: Date) {
+    lock.withLock { if date > current { current = date } }
+  }
+
+  /// Posts a ``DeviceNotification`` on ``notificationCenter``.
+  ///
+  /// - Parameter name: ``DeviceNotification/calendarDayChanged``,
+  ///   ``DeviceNotification/systemTimeZoneDidChange`` or
+  ///   ``DeviceNotification/protectedDataDidBecomeAvailable``.
+  public func post(_ name: Notification.Name) {
+    notificationCenter.post(name: name, object: nil)
+  }
 
   /// How many tasks are waiting in ``sleep(until:)`` right now.
   public var waitingCount: Int { lock.withLock { waiters.count } }
@@ -113,20 +189,77 @@ public final class ManualClock: StepClock, @unchecked Sendable {
 }
 
 extension StepClock {
-  /// Starts a task that calls `body` at every local midnight of `calendar`
-  /// until it is cancelled: what rolls live counts over to a new day.
+  /// Calls `body` at every local midnight of `calendar`, and whenever the
+  /// system says the day or the time zone changed (`NSCalendarDayChanged`,
+  /// `NSSystemTimeZoneDidChange`), until cancelled: what starts live counts
+  /// on a new day, and on the right midnight after travel.
   ///
   /// The first midnight is fixed when this is called, so that a clock moved
-  /// past midnight before the task runs still produces the rollover.
-  func midnightTicks(calendar: Calendar, _ body: @escaping @Sendable () -> Void) -> Task<Void, Never> {
-    let firstDayEnd = LocalDays.day(containing: now(), calendar: calendar).end
-    return Task {
-      var next = firstDayEnd
+  /// past midnight before the task runs still produces the rollover. After a
+  /// notification the next midnight is worked out afresh (with
+  /// `Calendar.autoupdatingCurrent`, in the new time zone).
+  func dayChanges(calendar: Calendar, _ body: @escaping @Sendable () -> Void) -> DayChanges {
+    DayChanges(clock: self, calendar: calendar, body)
+  }
+}
+
+/// The running day-change watch of ``StepClock/dayChanges(calendar:_:)``.
+final class DayChanges: @unchecked Sendable {
+  private let clock: any StepClock
+  private let calendar: Calendar
+  private let body: @Sendable () -> Void
+  private let lock = NSLock()
+  private var sleeper: Task<Void, Never>?
+  private var observation: NotificationObservation?
+  private var cancelled = false
+
+  init(clock: any StepClock, calendar: Calendar, _ body: @escaping @Sendable () -> Void) {
+    self.clock = clock
+    self.calendar = calendar
+    self.body = body
+    schedule(until: LocalDays.day(containing: clock.now(), calendar: calendar).end)
+    observation = NotificationObservation(
+      center: clock.notificationCenter,
+      names: [DeviceNotification.calendarDayChanged, DeviceNotification.systemTimeZoneDidChange]
+    ) { [weak self] in
+      guard let self else { return }
+      self.schedule(until: LocalDays.day(containing: self.clock.now(), calendar: self.calendar).end)
+      self.body()
+    }
+  }
+
+  /// Replaces the wait with one for `first`, then for each following midnight.
+  private func schedule(until first: Date) {
+    let clock = clock
+    let calendar = calendar
+    let body = body
+    let task = Task {
+      var next = first
       while !Task.isCancelled {
-        do { try await sleep(until: next) } catch { return }
-        next = LocalDays.day(containing: now(), calendar: calendar).end
+        do { try await clock.sleep(until: next) } catch { return }
+        next = LocalDays.day(containing: clock.now(), calendar: calendar).end
         body()
       }
     }
+    let previous: Task<Void, Never>? = lock.withLock {
+      if cancelled { return task }
+      defer { sleeper = task }
+      return sleeper
+    }
+    previous?.cancel()
+  }
+
+  /// Stops the watch: `body` is not called again.
+  func cancel() {
+    let (task, watch): (Task<Void, Never>?, NotificationObservation?) = lock.withLock {
+      cancelled = true
+      defer {
+        sleeper = nil
+        observation = nil
+      }
+      return (sleeper, observation)
+    }
+    task?.cancel()
+    watch?.cancel()
   }
 }

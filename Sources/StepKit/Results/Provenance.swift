@@ -83,6 +83,9 @@ public enum ResultNote: Sendable, Hashable {
   /// Part of the interval lies outside what the source keeps (CoreMotion
   /// keeps seven days); only the part from `earliestAvailable` was counted.
   case truncatedHistory(earliestAvailable: Date)
+  /// The phone is locked, so Health cannot be read: this is the last count
+  /// read before (or an empty one), and it updates once the phone is unlocked.
+  case deviceLocked
 
   /// A one-line English explanation.
   public var explanation: String {
@@ -92,6 +95,9 @@ public enum ResultNote: Sendable, Hashable {
         + StepKitError.settingsPathForHealth(in: .english) + "."
     case .truncatedHistory(let earliest):
       return "Only data from \(earliest) on is available from this source."
+    case .deviceLocked:
+      return "The device is locked, so Health cannot be read right now: this is the last count read. "
+        + "It updates when the device is unlocked."
     }
   }
 }

@@ -8,17 +8,26 @@ import Foundation
 
 extension HealthKitStepSource {
   /// Today's steps, now and after every change HealthKit reports
-  /// (`HKObserverQuery`), and afresh at each local midnight.
+  /// (`HKObserverQuery`), and afresh at each local midnight and whenever the
+  /// system says the day or the time zone changed.
   ///
   /// Each total is computed with ``steps(in:policy:)`` over today, midnight
-  /// to midnight. A total equal to the previous one on the same day is not
-  /// repeated. The observer query stops when the sequence is cancelled.
+  /// to midnight. A total equal to the previous one is not repeated. The
+  /// observer query stops when the sequence is cancelled.
+  ///
+  /// A locked phone is a pause, not a failure: while HealthKit answers
+  /// `errorDatabaseInaccessible`, the sequence yields the last good count of
+  /// today (or an empty one) with ``ResultNote/deviceLocked``, and counts
+  /// again when protected data becomes available
+  /// (``DeviceNotification/protectedDataDidBecomeAvailable``) or HealthKit
+  /// reports a change.
   ///
   /// - Parameters:
-  ///   - calendar: Whose midnight starts "today".
+  ///   - calendar: Whose midnight starts "today" (`Calendar.autoupdatingCurrent`
+  ///     follows the phone across time zones).
   ///   - policy: Which samples take part.
   /// - Returns: An asynchronous sequence of today's totals; it ends with a
-  ///   ``StepKitError`` when HealthKit cannot be read.
+  ///   ``StepKitError`` when HealthKit cannot be read for another reason.
   public func todayStepUpdates(calendar: Calendar, policy: CountingPolicy) -> AsyncThrowingStream<
     StepCount, any Error
   > {
@@ -32,26 +41,38 @@ extension HealthKitStepSource {
       let observer = HKObserverQuery(sampleType: HKQuantityType(.stepCount), predicate: nil) {
         _, completionHandler, error in
         if let error {
-          eventContinuation.yield(.failed(StepKitError(healthKitError: error, reading: .steps)))
+          let mapped = StepKitError(healthKitError: error, reading: .steps)
+          // A locked phone: count again (and pause) rather than end.
+          eventContinuation.yield(mapped == .healthDatabaseLocked ? .changed : .failed(mapped))
         } else {
           eventContinuation.yield(.changed)
         }
-        // Tell HealthKit the update was received (required with background delivery).
+        // Tell HealthKit the update was received (see registerBackgroundDelivery for the
+        // background form, which waits until the change is processed).
         completionHandler()
       }
       store.execute(observer)
       let running = RunningQuery(store: store, query: observer)
 
-      let midnights = clock.midnightTicks(calendar: calendar) { eventContinuation.yield(.midnight) }
+      let dayChanges = clock.dayChanges(calendar: calendar) { eventContinuation.yield(.midnight) }
+      let unlocks = NotificationObservation(
+        center: clock.notificationCenter, names: [DeviceNotification.protectedDataDidBecomeAvailable]
+      ) { eventContinuation.yield(.changed) }
       let updates = Task {
         var last: StepCount?
+        var lastGood: StepCount?
         do {
           eventContinuation.yield(.changed)
           for await event in events {
             if case .failed(let error) = event { throw error }
-            let now = clock.now()
-            let today = LocalDays.day(containing: now, calendar: calendar)
-            let count = try await steps(in: today, policy: policy)
+            let today = LocalDays.day(containing: clock.now(), calendar: calendar)
+            let count: StepCount
+            do {
+              count = try await steps(in: today, policy: policy)
+              lastGood = count
+            } catch StepKitError.healthDatabaseLocked {
+              count = Self.paused(lastGood, today: today, policy: policy)
+            }
             if count != last {
               last = count
               continuation.yield(count)
@@ -64,11 +85,26 @@ extension HealthKitStepSource {
       }
       continuation.onTermination = { _ in
         updates.cancel()
-        midnights.cancel()
+        dayChanges.cancel()
+        unlocks.cancel()
         eventContinuation.finish()
         running.stop()
       }
     }
+  }
+
+  /// What to show while the phone is locked: today's last good count, or an
+  /// empty count for a day not yet read, marked ``ResultNote/deviceLocked``.
+  static func paused(_ lastGood: StepCount?, today: DateInterval, policy: CountingPolicy) -> StepCount {
+    var count =
+      lastGood.flatMap { $0.interval.start == today.start ? $0 : nil }
+      ?? StepCount(
+        interval: today, steps: 0,
+        provenance: Provenance(
+          source: .healthKit, policy: policy, manualEntries: policy == .all ? .included : .excluded),
+        hasData: false)
+    if !count.provenance.notes.contains(.deviceLocked) { count.provenance.notes.append(.deviceLocked) }
+    return count
   }
 }
 

@@ -111,7 +111,7 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   /// one-day intervals, no strict date options (the Health app's totals).
   /// HealthKit steps its intervals in the device's calendar, so pass a
   /// calendar in the device's time zone (``StepCounter``'s default,
-  /// `Calendar.current`); each HealthKit interval is assigned to the day of
+  /// `Calendar.autoupdatingCurrent`); each HealthKit interval is assigned to the day of
   /// `calendar` in which it starts.
   ///
   /// - Parameters:

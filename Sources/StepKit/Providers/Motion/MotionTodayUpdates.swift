@@ -1,7 +1,8 @@
 import Foundation
 
 /// Today's live step count from the coprocessor: a baseline query, then cumulative pedometer
-/// updates from local midnight, restarted at each midnight.
+/// updates from local midnight, restarted at each midnight and when the system says the day or
+/// the time zone changed.
 ///
 /// One session per day: `startUpdates(from: midnight)` on a pedometer of its own, a query for
 /// the total so far, and a wait on the clock until the next midnight. Everything the pedometer
@@ -16,6 +17,8 @@ struct MotionTodayUpdates: Sendable {
     case reading(PedometerReading, session: Int)
     case failed(StepKitError, session: Int)
     case midnight(session: Int)
+    /// The system said the day or the time zone changed.
+    case dayChanged
   }
 
   /// The sequence; iterating it runs the sessions, and stopping the iteration stops them.
@@ -92,6 +95,22 @@ struct MotionTodayUpdates: Sendable {
       try await begin()
     }
 
+    /// Starts the session of the day containing now, if that is not the current one (after a
+    /// time-zone change the day may start at another midnight).
+    func followDayChange() async throws {
+      let current = day(containing: source.clock.now())
+      guard current != today else { return }
+      await pedometer.stopUpdates()
+      today = current
+      try await begin()
+    }
+
+    let dayChanges = NotificationObservation(
+      center: source.clock.notificationCenter,
+      names: [DeviceNotification.calendarDayChanged, DeviceNotification.systemTimeZoneDidChange]
+    ) { sink.yield(.dayChanged) }
+    defer { dayChanges.cancel() }
+
     var failure: (any Error)?
     do {
       try source.preflight()
@@ -110,6 +129,8 @@ struct MotionTodayUpdates: Sendable {
           throw error
         case .midnight(let owner) where owner == session:
           try await rollOver()
+        case .dayChanged:
+          try await followDayChange()
         case .reading, .failed, .midnight:
           continue  // from an ended session
         }

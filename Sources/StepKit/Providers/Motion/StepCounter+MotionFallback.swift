@@ -1,18 +1,31 @@
 import Foundation
 
-// Live updates under the default strategy, `healthKitThenMotion`: HealthKit's updates while it
-// can answer, the coprocessor's when it cannot, each count saying why.
+// Live updates under the default strategy, `healthKitThenMotion`: HealthKit's counts while it
+// has data, the coprocessor's while it has none or cannot answer, decided again on every
+// HealthKit count and at midnight; each CoreMotion count says why it is shown.
 extension StepCounter {
+  /// What the relay hears from the two sources.
+  private enum FallbackEvent: Sendable {
+    case health(StepCount)
+    case healthEnded((any Error)?)
+    case motion(StepCount)
+    case motionEnded((any Error)?)
+  }
+
   /// Relays today's live counts for ``Strategy/healthKitThenMotion``.
   ///
-  /// CoreMotion takes over, for the rest of the sequence, when HealthKit is not configured or
-  /// unavailable on the device, when HealthKit's updates fail with an error that allows a
-  /// fallback (locked device, not yet authorized, a failed query), or when HealthKit's first
-  /// count has no data at all while the coprocessor has steps today (read access was
-  /// probably denied). The counts from CoreMotion carry the ``FallbackReason``.
+  /// - HealthKit not configured, or unavailable on the device: CoreMotion's counts throughout.
+  /// - Each HealthKit count with data is shown (and CoreMotion's updates stop).
+  /// - A HealthKit count without data (read access probably denied, or nothing recorded yet)
+  ///   asks CoreMotion, only if it is already authorized: when it has steps, its live counts are
+  ///   shown with ``FallbackReason/healthKitReturnedNoData`` (or
+  ///   ``FallbackReason/healthDatabaseLocked`` for a locked phone's empty count) until a
+  ///   HealthKit count has data again; otherwise HealthKit's empty count is shown.
+  /// - HealthKit's updates failing with an error that allows a fallback: CoreMotion's counts
+  ///   with that reason, and HealthKit is tried again when CoreMotion's day rolls over.
   ///
-  /// - Throws: HealthKit's error when it does not allow a fallback or there is no motion
-  ///   source; the motion source's error once it has taken over.
+  /// - Throws: HealthKit's error when it does not allow a fallback; CoreMotion's error while
+  ///   its counts are shown.
   static func healthKitThenMotionUpdates(
     health: (any HealthDataSource)?, motion: (any StepSource)?, calendar: Calendar, policy: CountingPolicy,
     into output: AsyncThrowingStream<StepCount, any Error>.Continuation
@@ -29,27 +42,116 @@ extension StepCounter {
       return try await relay(
         motion, reason: .healthDataUnavailable, calendar: calendar, policy: policy, into: output)
     }
-    var takeOver: FallbackReason?
-    do {
-      var isFirst = true
-      for try await count in health.todayStepUpdates(calendar: calendar, policy: policy) {
-        if isFirst {
-          isFirst = false
-          if !count.hasData, let probe = try? await motion.steps(in: count.interval, policy: policy),
-            probe.hasData
-          {
-            takeOver = .healthKitReturnedNoData
-            break
+
+    let (events, sink) = makeAsyncStream(of: FallbackEvent.self)
+    func follow(
+      _ source: any StepSource, count: @escaping @Sendable (StepCount) -> FallbackEvent,
+      ended: @escaping @Sendable ((any Error)?) -> FallbackEvent
+    ) -> Task<Void, Never> {
+      Task {
+        do {
+          for try await value in source.todayStepUpdates(calendar: calendar, policy: policy) {
+            sink.yield(count(value))
+          }
+          sink.yield(ended(nil))
+        } catch {
+          sink.yield(ended(error))
+        }
+      }
+    }
+    func followHealth() -> Task<Void, Never> {
+      follow(health, count: { .health($0) }, ended: { .healthEnded($0) })
+    }
+    func followMotion() -> Task<Void, Never> {
+      follow(motion, count: { .motion($0) }, ended: { .motionEnded($0) })
+    }
+
+    var healthTask: Task<Void, Never>? = followHealth()
+    var motionTask: Task<Void, Never>?
+    defer {
+      healthTask?.cancel()
+      motionTask?.cancel()
+      sink.finish()
+    }
+    /// Why CoreMotion's counts are shown; `nil` while HealthKit's are.
+    var reason: FallbackReason?
+    /// Whether HealthKit's updates failed, and the day CoreMotion was counting then: HealthKit
+    /// is tried again on the next.
+    var healthFailed = false
+    var healthFailedOn: Date?
+    var last: StepCount?
+    func show(_ count: StepCount) {
+      // The same steps of the same day from the same source, differing only in how far the
+      // interval reaches (a probe, then the live count), are not repeated.
+      if let last, last.interval.start == count.interval.start, last.steps == count.steps,
+        last.provenance == count.provenance, last.hasData == count.hasData
+      {
+        return
+      }
+      last = count
+      output.yield(count)
+    }
+    func marked(_ count: StepCount, _ why: FallbackReason) -> StepCount {
+      var count = count
+      count.provenance.fallbackReason = why
+      if why == .healthKitReturnedNoData, !count.provenance.notes.contains(.noDataMayMeanDeniedAccess) {
+        count.provenance.notes.append(.noDataMayMeanDeniedAccess)
+      }
+      return count
+    }
+    func showHealthKit(_ count: StepCount) {
+      reason = nil
+      motionTask?.cancel()
+      motionTask = nil
+      show(count)
+    }
+
+    for await event in events {
+      if Task.isCancelled { break }
+      switch event {
+      case .health(let count):
+        guard !count.hasData, await mayProbe(motion),
+          let probe = try? await motion.steps(in: count.interval, policy: policy), probe.hasData
+        else {
+          showHealthKit(count)
+          continue
+        }
+        let why: FallbackReason =
+          count.provenance.notes.contains(.deviceLocked) ? .healthDatabaseLocked : .healthKitReturnedNoData
+        reason = why
+        show(marked(probe, why))
+        if motionTask == nil { motionTask = followMotion() }
+      case .healthEnded(let error):
+        healthTask = nil
+        // Ended without an error: the consumer stopped.
+        guard let error else { return }
+        guard let failure = error as? StepKitError, allowsFallback(failure) else { throw error }
+        reason = failure.fallbackReason
+        healthFailed = true
+        healthFailedOn = nil
+        if motionTask == nil { motionTask = followMotion() }
+      case .motion(let count):
+        if healthFailed {
+          if let failedOn = healthFailedOn {
+            if count.interval.start > failedOn {
+              // A new day: HealthKit may answer again (access granted, the phone unlocked).
+              healthFailed = false
+              healthFailedOn = nil
+              healthTask = followHealth()
+            }
+          } else {
+            healthFailedOn = count.interval.start
           }
         }
-        output.yield(count)
+        guard let why = reason else { continue }
+        show(marked(count, why))
+      case .motionEnded(let error):
+        motionTask = nil
+        guard reason != nil else { continue }
+        if let error { throw error }
+        return
       }
-    } catch let error as StepKitError where allowsFallback(error) {
-      takeOver = error.fallbackReason
     }
-    // HealthKit's updates ended without a reason to switch: the consumer stopped.
-    guard let takeOver else { return }
-    try await relay(motion, reason: takeOver, calendar: calendar, policy: policy, into: output)
   }
 
   /// Yields `source`'s live counts, marked with `reason`.

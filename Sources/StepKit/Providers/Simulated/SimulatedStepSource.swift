@@ -278,7 +278,7 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     withState { $0.listeners[id] = wake }
     let clock = clock
     return AsyncThrowingStream { continuation in
-      let midnights = clock.midnightTicks(calendar: calendar) { wake.yield() }
+      let midnights = clock.dayChanges(calendar: calendar) { wake.yield() }
       let updates = Task {
         do {
           try self.begin(.liveUpdates)
