@@ -86,6 +86,10 @@ public enum ResultNote: Sendable, Hashable {
   /// The phone is locked, so Health cannot be read: this is the last count
   /// read before (or an empty one), and it updates once the phone is unlocked.
   case deviceLocked
+  /// HealthKit's statistics answered `healthKitValue`, the sources added up
+  /// instead of merged (reported on devices with an iPhone and an Apple
+  /// Watch); the result is StepKit's merge of the same samples instead.
+  case healthKitMergeCorrected(healthKitValue: Double)
 
   /// A one-line English explanation.
   public var explanation: String {
@@ -98,6 +102,9 @@ public enum ResultNote: Sendable, Hashable {
     case .deviceLocked:
       return "The device is locked, so Health cannot be read right now: this is the last count read. "
         + "It updates when the device is unlocked."
+    case .healthKitMergeCorrected(let value):
+      return "HealthKit answered \(Int(value.rounded())), adding up the iPhone and the Apple Watch instead "
+        + "of merging them; this is the merged count of the same samples."
     }
   }
 }

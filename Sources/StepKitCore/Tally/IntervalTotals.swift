@@ -11,6 +11,8 @@ public struct IntervalTotals: Sendable, Hashable {
   public var rawSteps = 0.0
   /// Sum of the typed-in step samples only.
   public var manualSteps = 0.0
+  /// Plain sum of every distance sample, typed-in included, no merge, metres.
+  public var rawDistanceMeters = 0.0
   /// The steps each source contributed after the merge, by source name.
   public var stepsBySource: [String: Double] = [:]
   /// The distance each source contributed after the merge, metres, by source name.
@@ -52,6 +54,8 @@ extension SampleLog {
       if p.kind == .steps {
         totals.rawSteps += part
         if p.isUserEntered { totals.manualSteps += part }
+      } else {
+        totals.rawDistanceMeters += part
       }
     }
     let names = sourceNames

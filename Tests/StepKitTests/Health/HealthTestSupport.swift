@@ -58,10 +58,12 @@ enum HealthFixture {
       let source: HealthKitStepSource
 
       init(
-        counting: HealthKitStepSource.Counting = .healthKitStatistics, clock: any StepClock = SystemClock()
+        counting: HealthKitStepSource.Counting = .healthKitStatistics, checksHealthKitMerge: Bool = true,
+        clock: any StepClock = SystemClock()
       ) {
         source = HealthKitStepSource(
-          store: HKHealthStore(simulation: simulation), counting: counting, clock: clock)
+          store: HKHealthStore(simulation: simulation), counting: counting,
+          checksHealthKitMerge: checksHealthKitMerge, clock: clock)
       }
 
       /// Answers the prompt for steps and distance (and more when asked).

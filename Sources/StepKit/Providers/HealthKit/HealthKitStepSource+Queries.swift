@@ -153,33 +153,59 @@ extension HealthKitStepSource {
   /// (the policy is applied by the merge), as a StepKitCore log.
   func fetchSamples(_ kind: QuantityKind, in interval: DateInterval) async throws -> SampleLog {
     let predicate = HKQuery.predicateForSamples(withStart: interval.start, end: interval.end)
-    let samples: [Sample] = try await withCheckedThrowingContinuation { continuation in
-      let query = HKAnchoredObjectQuery(
-        type: Self.quantityType(kind), predicate: predicate, anchor: nil, limit: HKObjectQueryNoLimit
-      ) { _, added, _, _, error in
-        if let error {
-          continuation.resume(throwing: StepKitError(healthKitError: error, reading: kind))
-          return
-        }
-        let unit = Self.unit(kind)
-        let converted = (added ?? []).compactMap { $0 as? HKQuantitySample }.map { sample in
-          Sample(
-            kind: kind, start: sample.startDate, end: sample.endDate,
-            value: sample.quantity.doubleValue(for: unit),
-            utcOffsetSeconds: TimeZone.current.secondsFromGMT(for: sample.startDate),
-            source: sample.sourceRevision.source.name,
-            device: sample.device.map {
-              Device(
-                name: $0.name, manufacturer: $0.manufacturer, model: $0.model, hardware: $0.hardwareVersion,
-                software: $0.softwareVersion)
-            },
-            isUserEntered: Self.isUserEntered(sample.metadata?[HKMetadataKeyWasUserEntered]))
-        }
-        continuation.resume(returning: converted)
+    return SampleLog(
+      try await withCheckedThrowingContinuation { continuation in
+        runAnchoredQuery(kind, predicate: predicate) { continuation.resume(with: $0) }
+      })
+  }
+
+  /// The samples a statistics query over `interval` under `policy` sums:
+  /// the same predicate, through an anchored object query; `nil` when the
+  /// `device` policy finds no Apple source.
+  func fetchPolicySamples(_ kind: QuantityKind, in interval: DateInterval, policy: CountingPolicy)
+    async throws -> SampleLog?
+  {
+    let samples: [Sample]? = try await withCheckedThrowingContinuation { continuation in
+      withPolicyPredicate(
+        kind, interval, policy, failed: { continuation.resume(throwing: $0) },
+        noSources: { continuation.resume(returning: nil) }
+      ) { predicate in
+        self.runAnchoredQuery(kind, predicate: predicate) { continuation.resume(with: $0.map { $0 }) }
       }
-      store.execute(query)
     }
-    return SampleLog(samples)
+    return samples.map(SampleLog.init)
+  }
+
+  /// Runs an anchored object query for every sample of `kind` matching
+  /// `predicate`, handing `done` the samples as StepKitCore values, once.
+  func runAnchoredQuery(
+    _ kind: QuantityKind, predicate: NSPredicate,
+    done: @escaping @Sendable (Result<[Sample], StepKitError>) -> Void
+  ) {
+    let query = HKAnchoredObjectQuery(
+      type: Self.quantityType(kind), predicate: predicate, anchor: nil, limit: HKObjectQueryNoLimit
+    ) { _, added, _, _, error in
+      if let error {
+        done(.failure(StepKitError(healthKitError: error, reading: kind)))
+        return
+      }
+      let unit = Self.unit(kind)
+      let converted = (added ?? []).compactMap { $0 as? HKQuantitySample }.map { sample in
+        Sample(
+          kind: kind, start: sample.startDate, end: sample.endDate,
+          value: sample.quantity.doubleValue(for: unit),
+          utcOffsetSeconds: TimeZone.current.secondsFromGMT(for: sample.startDate),
+          source: sample.sourceRevision.source.name,
+          device: sample.device.map {
+            Device(
+              name: $0.name, manufacturer: $0.manufacturer, model: $0.model, hardware: $0.hardwareVersion,
+              software: $0.softwareVersion)
+          },
+          isUserEntered: Self.isUserEntered(sample.metadata?[HKMetadataKeyWasUserEntered]))
+      }
+      done(.success(converted))
+    }
+    store.execute(query)
   }
 
   /// Reads `HKMetadataKeyWasUserEntered` (an NSNumber holding a BOOL; also

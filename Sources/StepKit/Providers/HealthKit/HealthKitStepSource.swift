@@ -20,6 +20,23 @@ import Foundation
 /// HealthKit hides read denial: a denied app sees no data. Results with no
 /// samples at all say so (``StepCount/hasData`` is `false`) and carry
 /// ``ResultNote/noDataMayMeanDeniedAccess``.
+///
+/// ## HealthKit's merge, checked
+///
+/// Users of other libraries report totals inflated 2–3× by statistics
+/// queries that carry the typed-in metadata filter while an iPhone and an
+/// Apple Watch both record: HealthKit then appears to add the sources up
+/// instead of merging them. So, alongside HealthKit's answer, the source
+/// fetches the same interval's samples with the same predicate (one anchored
+/// object query) and merges them with StepKitCore. When HealthKit's number is
+/// near the raw sum of the sources (within 5%) while StepKit's merge is far
+/// below it (HealthKit more than 20% above), HealthKit evidently skipped its
+/// merge: the answer is StepKit's merge, marked
+/// ``ResultNote/healthKitMergeCorrected(healthKitValue:)``. Otherwise
+/// HealthKit's number stands. The check costs one more query and a merge of
+/// the interval's samples: a few hundred samples, well under a millisecond,
+/// for a day; for long daily ranges it reads every sample of the range, so
+/// turn it off (`checksHealthKitMerge: false`) where that matters.
 public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   /// How counts are computed.
   public enum Counting: Sendable, Hashable {
@@ -33,6 +50,9 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   let store: HKHealthStore
   /// How counts are computed.
   public let counting: Counting
+  /// Whether HealthKit's statistics are checked against StepKit's merge of
+  /// the same samples (see "HealthKit's merge, checked").
+  public let checksHealthKitMerge: Bool
   let clock: any StepClock
 
   /// Always ``StepSourceKind/healthKit``.
@@ -42,9 +62,15 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   ///
   /// - Parameters:
   ///   - counting: How counts are computed; HealthKit's statistics by default.
+  ///   - checksHealthKitMerge: Whether HealthKit's statistics are checked
+  ///     against StepKit's merge of the same samples; on by default.
   ///   - clock: The clock for live updates' midnight rollover.
-  public convenience init(counting: Counting = .healthKitStatistics, clock: any StepClock = SystemClock()) {
-    self.init(store: HKHealthStore(), counting: counting, clock: clock)
+  public convenience init(
+    counting: Counting = .healthKitStatistics, checksHealthKitMerge: Bool = true,
+    clock: any StepClock = SystemClock()
+  ) {
+    self.init(
+      store: HKHealthStore(), counting: counting, checksHealthKitMerge: checksHealthKitMerge, clock: clock)
   }
 
   /// A source over `store` (share one store across the app).
@@ -52,12 +78,16 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   /// - Parameters:
   ///   - store: The health store.
   ///   - counting: How counts are computed.
+  ///   - checksHealthKitMerge: Whether HealthKit's statistics are checked
+  ///     against StepKit's merge of the same samples; on by default.
   ///   - clock: The clock for live updates' midnight rollover.
   public init(
-    store: HKHealthStore, counting: Counting = .healthKitStatistics, clock: any StepClock = SystemClock()
+    store: HKHealthStore, counting: Counting = .healthKitStatistics, checksHealthKitMerge: Bool = true,
+    clock: any StepClock = SystemClock()
   ) {
     self.store = store
     self.counting = counting
+    self.checksHealthKitMerge = checksHealthKitMerge
     self.clock = clock
   }
 
@@ -71,10 +101,10 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
     }
   }
 
-  func provenance(_ policy: CountingPolicy, hasData: Bool) -> Provenance {
+  func provenance(_ policy: CountingPolicy, hasData: Bool, notes: [ResultNote] = []) -> Provenance {
     Provenance(
       source: .healthKit, policy: policy, manualEntries: policy == .all ? .included : .excluded,
-      notes: hasData ? [] : [.noDataMayMeanDeniedAccess])
+      notes: hasData ? notes : [.noDataMayMeanDeniedAccess] + notes)
   }
 
   // MARK: StepSource
@@ -87,9 +117,10 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   /// - Returns: The count; zero with ``StepCount/hasData`` `false` when no sample matched.
   /// - Throws: ``StepKitError``.
   public func steps(in interval: DateInterval, policy: CountingPolicy) async throws -> StepCount {
-    let (value, hasData) = try await total(.steps, in: interval, policy: policy)
+    let total = try await total(.steps, in: interval, policy: policy)
     return StepCount(
-      interval: interval, steps: value, provenance: provenance(policy, hasData: hasData), hasData: hasData)
+      interval: interval, steps: total.value,
+      provenance: provenance(policy, hasData: total.hasData, notes: total.notes), hasData: total.hasData)
   }
 
   /// Walking + running distance in `interval`.
@@ -100,9 +131,10 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   /// - Returns: The distance.
   /// - Throws: ``StepKitError``.
   public func distance(in interval: DateInterval, policy: CountingPolicy) async throws -> DistanceAmount {
-    let (value, hasData) = try await total(.distance, in: interval, policy: policy)
+    let total = try await total(.distance, in: interval, policy: policy)
     return DistanceAmount(
-      interval: interval, meters: value, provenance: provenance(policy, hasData: hasData), hasData: hasData)
+      interval: interval, meters: total.value,
+      provenance: provenance(policy, hasData: total.hasData, notes: total.notes), hasData: total.hasData)
   }
 
   /// Steps per local day of `calendar` over `interval`.
@@ -123,10 +155,10 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   public func dailySteps(in interval: DateInterval, calendar: Calendar, policy: CountingPolicy) async throws
     -> DailySteps
   {
-    let (days, hasData) = try await daily(.steps, in: interval, calendar: calendar, policy: policy)
+    let (days, hasData, notes) = try await daily(.steps, in: interval, calendar: calendar, policy: policy)
     return DailySteps(
       interval: interval, days: days.map { DailySteps.Day(interval: $0.0, steps: $0.1) },
-      provenance: provenance(policy, hasData: hasData), hasData: hasData)
+      provenance: provenance(policy, hasData: hasData, notes: notes), hasData: hasData)
   }
 
   /// Walking + running distance per local day of `calendar` over `interval`.
@@ -141,10 +173,10 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
     async throws
     -> DailyDistance
   {
-    let (days, hasData) = try await daily(.distance, in: interval, calendar: calendar, policy: policy)
+    let (days, hasData, notes) = try await daily(.distance, in: interval, calendar: calendar, policy: policy)
     return DailyDistance(
       interval: interval, days: days.map { DailyDistance.Day(interval: $0.0, meters: $0.1) },
-      provenance: provenance(policy, hasData: hasData), hasData: hasData)
+      provenance: provenance(policy, hasData: hasData, notes: notes), hasData: hasData)
   }
 
   /// What is known about read access to steps.
@@ -156,24 +188,37 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
 
   // MARK: Totals
 
-  func total(_ kind: QuantityKind, in interval: DateInterval, policy: CountingPolicy) async throws
-    -> (Double, Bool)
-  {
+  /// A total, whether any sample matched, and what the answer should say.
+  struct Total {
+    var value: Double
+    var hasData: Bool
+    var notes: [ResultNote] = []
+  }
+
+  func total(_ kind: QuantityKind, in interval: DateInterval, policy: CountingPolicy) async throws -> Total {
     try requireHealthData()
     try Self.validate(interval)
     switch counting {
     case .healthKitStatistics:
-      return try await statisticsSum(kind, in: interval, policy: policy)
+      let (value, hasData) = try await statisticsSum(kind, in: interval, policy: policy)
+      guard checksHealthKitMerge, hasData,
+        let log = try await fetchPolicySamples(kind, in: interval, policy: policy)
+      else { return Total(value: value, hasData: hasData) }
+      let totals = log.totals(in: interval, policy: policy, ranking: .default)
+      let check = MergeCheck(kind: kind, healthKit: value, totals: totals)
+      guard check.healthKitSkippedMerge else { return Total(value: value, hasData: hasData) }
+      return Total(
+        value: check.stepKit, hasData: hasData, notes: [.healthKitMergeCorrected(healthKitValue: value)])
     case .stepKitMerge(let ranking):
       let log = try await fetchSamples(kind, in: interval)
       let totals = log.totals(in: interval, policy: policy, ranking: ranking)
       let hasData = log.count > 0
-      return (kind == .steps ? totals.steps : totals.distanceMeters, hasData)
+      return Total(value: kind == .steps ? totals.steps : totals.distanceMeters, hasData: hasData)
     }
   }
 
   func daily(_ kind: QuantityKind, in interval: DateInterval, calendar: Calendar, policy: CountingPolicy)
-    async throws -> ([(DateInterval, Double)], Bool)
+    async throws -> ([(DateInterval, Double)], Bool, [ResultNote])
   {
     try requireHealthData()
     try Self.validate(interval)
@@ -182,7 +227,7 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
     case .healthKitStatistics:
       let buckets = try await collectionSums(kind, in: interval, policy: policy, anchor: days[0].start)
       var hasData = false
-      let values = days.map { day -> (DateInterval, Double) in
+      var values = days.map { day -> (DateInterval, Double) in
         var sum = 0.0
         for bucket in buckets where bucket.start >= day.start && bucket.start < day.end {
           if let value = bucket.sum {
@@ -192,7 +237,22 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
         }
         return (day, sum)
       }
-      return (values, hasData)
+      guard checksHealthKitMerge, hasData,
+        let log = try await fetchPolicySamples(kind, in: interval, policy: policy)
+      else { return (values, hasData, []) }
+      var healthKitTotal = 0.0
+      var corrected = false
+      for index in values.indices {
+        let part = LocalDays.part(of: values[index].0, within: interval)
+        let totals = log.totals(in: part, policy: policy, ranking: .default)
+        let check = MergeCheck(kind: kind, healthKit: values[index].1, totals: totals)
+        healthKitTotal += values[index].1
+        if check.healthKitSkippedMerge {
+          corrected = true
+          values[index].1 = check.stepKit
+        }
+      }
+      return (values, hasData, corrected ? [.healthKitMergeCorrected(healthKitValue: healthKitTotal)] : [])
     case .stepKitMerge(let ranking):
       let log = try await fetchSamples(kind, in: interval)
       let values = days.map { day -> (DateInterval, Double) in
@@ -201,7 +261,36 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
           in: LocalDays.part(of: day, within: interval), policy: policy, ranking: ranking)
         return (day, kind == .steps ? totals.steps : totals.distanceMeters)
       }
-      return (values, log.count > 0)
+      return (values, log.count > 0, [])
     }
+  }
+}
+
+/// The test of whether HealthKit skipped its source merge for one interval.
+struct MergeCheck {
+  /// HealthKit within this fraction of the raw sum counts as "near" it.
+  static let nearRawSum = 0.05
+  /// HealthKit this fraction above StepKit's merge counts as "far above" it.
+  static let farAboveMerge = 0.20
+
+  /// HealthKit's statistics answer.
+  let healthKit: Double
+  /// The plain sum of every matching sample's part in the interval.
+  let raw: Double
+  /// StepKitCore's merge of the same samples.
+  let stepKit: Double
+
+  init(kind: QuantityKind, healthKit: Double, totals: IntervalTotals) {
+    self.healthKit = healthKit
+    raw = kind == .steps ? totals.rawSteps : totals.rawDistanceMeters
+    stepKit = kind == .steps ? totals.steps : totals.distanceMeters
+  }
+
+  /// Whether HealthKit's number is the sources added up (near the raw sum)
+  /// while StepKit's merge is far below it; one step or metre of slack keeps
+  /// rounding from tripping it.
+  var healthKitSkippedMerge: Bool {
+    abs(healthKit - raw) <= max(1, raw * Self.nearRawSum)
+      && healthKit > stepKit * (1 + Self.farAboveMerge) + 1
   }
 }
