@@ -31,8 +31,9 @@
     func standInReproducesInflation() async throws {
       let store = inflatingStore(checks: false)
       try await store.authorize()
-      #expect(try await store.source.steps(in: day, policy: .health).roundedSteps == 1800)  // filtered: inflated
-      #expect(try await store.source.steps(in: day, policy: .all).roundedSteps == 1000)  // no filter: merged
+      // With the typed-in filter (health policy): added up. Without it (all): merged.
+      #expect(try await store.source.steps(in: day, policy: .health).roundedSteps == 1800)
+      #expect(try await store.source.steps(in: day, policy: .all).roundedSteps == 1000)
     }
 
     @Test("an inflated answer is replaced by StepKit's merge, and the provenance says so")
