@@ -23,15 +23,19 @@ public class HKObserverQuery: HKQuery {
       error.code != .errorDatabaseInaccessible
     {
       let box = Unchecked(self)
-      simulation.handlerQueue.async { box.value.updateHandler(box.value, {}, error) }
+      let completion = simulation.beginObserverDelivery()
+      simulation.handlerQueue.async { box.value.updateHandler(box.value, completion, error) }
       return
     }
     simulation.register(self)
   }
 
-  func notify(on queue: DispatchQueue) {
+  /// Calls the update handler on `simulation`'s queue with a completion
+  /// handler the simulation counts (HealthKit backs off when it is not called).
+  func notify(in simulation: HealthStoreSimulation) {
     let box = Unchecked(self)
-    queue.async { box.value.updateHandler(box.value, {}, nil) }
+    let completion = simulation.beginObserverDelivery()
+    simulation.handlerQueue.async { box.value.updateHandler(box.value, completion, nil) }
   }
 }
 

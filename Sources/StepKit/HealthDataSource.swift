@@ -63,6 +63,18 @@ public protocol HealthDataSource: StepSource {
   func energyBurned(_ type: HealthDataType, in interval: DateInterval, policy: CountingPolicy) async throws
     -> EnergyAmount
 
+  /// Starts observing new step samples (HealthKit: an `HKObserverQuery`),
+  /// for background delivery.
+  ///
+  /// `onChange` runs for each change reported, with `done`: call it once the
+  /// change is processed; HealthKit's completion handler is called then,
+  /// exactly once (HealthKit backs off an app that does not call it).
+  ///
+  /// - Parameter onChange: Called for each change, off the main thread.
+  /// - Returns: The observation; cancel it to stop.
+  func observeStepChanges(_ onChange: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void)
+    -> StepObservation
+
   /// Lets HealthKit wake the app when new step samples arrive.
   ///
   /// - Parameter frequency: How often at most.
@@ -81,4 +93,44 @@ extension HealthDataSource {
   public func save(_ measurement: BodyMeasurement, at date: Date) async throws -> SavedMeasurement {
     try await save(measurement, over: DateInterval(start: date, duration: 0))
   }
+}
+
+/// A running observation (of step changes, of live counts); cancel it to stop.
+///
+/// Cancelling twice, or after the observation ended, does nothing.
+public final class StepObservation: Sendable {
+  private let onCancel: @Sendable () -> Void
+  private let once = OnceFlag()
+
+  /// Creates an observation that runs `onCancel` when first cancelled.
+  ///
+  /// - Parameter onCancel: What stops it.
+  public init(onCancel: @escaping @Sendable () -> Void) {
+    self.onCancel = onCancel
+  }
+
+  /// Stops the observation.
+  public func cancel() {
+    if once.claim() { onCancel() }
+  }
+
+  /// Whether ``cancel()`` was called.
+  public var isCancelled: Bool { once.isClaimed }
+}
+
+/// Tells the first of several calls apart from the rest, from any thread.
+final class OnceFlag: @unchecked Sendable {
+  private let lock = NSLock()
+  private var claimed = false
+
+  /// `true` for the first call only.
+  func claim() -> Bool {
+    lock.withLock {
+      defer { claimed = true }
+      return !claimed
+    }
+  }
+
+  /// Whether ``claim()`` was called.
+  var isClaimed: Bool { lock.withLock { claimed } }
 }

@@ -273,19 +273,6 @@ public final class StepCounter: Sendable {
     return try await health.save(measurement, over: interval)
   }
 
-  /// Lets HealthKit wake the app when new steps arrive (keep consuming
-  /// ``todayStepUpdates()`` to receive them).
-  ///
-  /// The app needs the `com.apple.developer.healthkit.background-delivery`
-  /// entitlement (iOS 15 and later); HealthKit delivers steps at most hourly.
-  ///
-  /// - Parameter frequency: How often at most; hourly by default.
-  /// - Throws: ``StepKitError/backgroundDeliveryFailed(code:message:)``.
-  public func enableBackgroundDelivery(frequency: BackgroundDeliveryFrequency = .hourly) async throws {
-    guard let health else { throw StepKitError.sourceNotConfigured(.healthKit) }
-    try await health.enableBackgroundDelivery(frequency: frequency)
-  }
-
   // MARK: Strategy
 
   /// Local midnight of today until now.

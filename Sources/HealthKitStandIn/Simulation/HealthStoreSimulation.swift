@@ -106,6 +106,13 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     var executedQueries: [String] = []
     var backgroundDelivery: [String: HKUpdateFrequency] = [:]
     var observers: [ObjectIdentifier: HKObserverQuery] = [:]
+    var appRunning = true
+    var isLaunching = false
+    var launchObservers: Set<ObjectIdentifier> = []
+    var pendingBackgroundDelivery: Set<String> = []
+    var observerDeliveries = 0
+    var observerCompletions = 0
+    var completionWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     var prompts = 0
   }
 
@@ -298,7 +305,97 @@ public final class HealthStoreSimulation: @unchecked Sendable {
       state.samples.append(sample)
       return state.observers.values.filter { $0.objectType?.identifier == sample.sampleType.identifier }
     }
-    for observer in observers { observer.notify(on: handlerQueue) }
+    for observer in observers { observer.notify(in: self) }
+    if observers.isEmpty {
+      withState { state in
+        if !state.appRunning, state.backgroundDelivery[sample.sampleType.identifier] != nil {
+          state.pendingBackgroundDelivery.insert(sample.sampleType.identifier)
+        }
+      }
+    }
+  }
+
+  // MARK: Background delivery
+
+  /// Ends the app's process, as the system does to a suspended app: its
+  /// queries stop. Background delivery stays enabled, and new samples of a
+  /// type with background delivery will relaunch the app
+  /// (``relaunchInBackground(_:)``).
+  public func terminateApp() {
+    withState { state in
+      state.observers = [:]
+      state.appRunning = false
+    }
+  }
+
+  /// Relaunches a terminated app in the background, as HealthKit does when
+  /// samples of a type with background delivery arrived: runs `launch` (the
+  /// app's `application(_:didFinishLaunchingWithOptions:)`, or its SwiftUI
+  /// `App` initialiser), then calls the update handlers of the observer
+  /// queries executed *during* `launch` for those types. Observers executed
+  /// later receive nothing for this launch, as on the device.
+  ///
+  /// - Parameter launch: What the app does at launch.
+  /// - Returns: Whether HealthKit had something to deliver (background
+  ///   delivery enabled and new samples while the app was not running).
+  @discardableResult
+  public func relaunchInBackground(_ launch: () -> Void) -> Bool {
+    withState { state in
+      state.appRunning = true
+      state.launchObservers = []
+      state.isLaunching = true
+    }
+    launch()
+    let (pending, launchObservers) = withState { state -> (Set<String>, [HKObserverQuery]) in
+      state.isLaunching = false
+      defer {
+        state.pendingBackgroundDelivery = []
+        state.launchObservers = []
+      }
+      let ids = state.launchObservers
+      return (state.pendingBackgroundDelivery, state.observers.filter { ids.contains($0.key) }.map(\.value))
+    }
+    for observer in launchObservers where pending.contains(observer.objectType?.identifier ?? "") {
+      observer.notify(in: self)
+    }
+    return !pending.isEmpty
+  }
+
+  /// How many observer updates were delivered so far.
+  public var observerDeliveries: Int { withState { $0.observerDeliveries } }
+  /// How many of them had their completion handler called.
+  public var observerCompletions: Int { withState { $0.observerCompletions } }
+
+  /// Suspends until `count` observer completion handlers have been called
+  /// (returns at once if they have): lets a test wait without timing.
+  ///
+  /// - Parameter count: The number of completions to wait for.
+  public func waitForObserverCompletions(_ count: Int) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let ready: Bool = withState { state in
+        if state.observerCompletions >= count { return true }
+        state.completionWaiters.append((count, continuation))
+        return false
+      }
+      if ready { continuation.resume() }
+    }
+  }
+
+  /// Counts a delivery and returns its completion handler, which counts its first call.
+  func beginObserverDelivery() -> @Sendable () -> Void {
+    withState { $0.observerDeliveries += 1 }
+    let once = FirstCall()
+    return { [self] in
+      guard once.claim() else { return }
+      let ready = withState { state -> [CheckedContinuation<Void, Never>] in
+        state.observerCompletions += 1
+        let count = state.observerCompletions
+        let due = state.completionWaiters.filter { $0.count <= count }.map(\.continuation)
+        state.completionWaiters.removeAll { $0.count <= count }
+        return due
+      }
+      for continuation in ready { continuation.resume() }
+    }
   }
 
   // MARK: What the store does
@@ -334,7 +431,10 @@ public final class HealthStoreSimulation: @unchecked Sendable {
   }
 
   func register(_ observer: HKObserverQuery) {
-    withState { $0.observers[ObjectIdentifier(observer)] = observer }
+    withState { state in
+      state.observers[ObjectIdentifier(observer)] = observer
+      if state.isLaunching { state.launchObservers.insert(ObjectIdentifier(observer)) }
+    }
   }
 
   func unregister(_ query: HKQuery) {
@@ -432,4 +532,18 @@ public final class HealthStoreSimulation: @unchecked Sendable {
 struct Unchecked<Value>: @unchecked Sendable {
   let value: Value
   init(_ value: Value) { self.value = value }
+}
+
+/// Tells the first of several calls apart from the rest, from any thread.
+final class FirstCall: @unchecked Sendable {
+  private let lock = NSLock()
+  private var called = false
+
+  /// `true` for the first call only.
+  func claim() -> Bool {
+    lock.withLock {
+      defer { called = true }
+      return !called
+    }
+  }
 }

@@ -270,13 +270,17 @@ public struct AppConfigurationCheck: Sendable {
       findings.append(
         Finding(
           severity: .missing, key: backgroundKey, file: entitlements.first?.file,
-          message: "is not enabled. Enabling background delivery fails (iOS 15 and later), so step "
-            + "updates stop while the app is in the background."))
+          message: "is not enabled. registerBackgroundDelivery(frequency:onUpdate:) and "
+            + "enableBackgroundDelivery() fail with missingEntitlement (iOS 15 and later), so HealthKit "
+            + "never wakes the app for new steps. Tick Background Delivery under HealthKit in Signing & "
+            + "Capabilities."))
     } else {
       findings.append(
         Finding(
           severity: .note, key: backgroundKey, file: entitlements.first?.file,
-          message: "is not enabled; needed only when the app enables background delivery."))
+          message:
+            "is not enabled; needed when the app calls registerBackgroundDelivery(frequency:onUpdate:) "
+            + "or enableBackgroundDelivery() to have new steps delivered while it is not running."))
     }
     return findings
   }

@@ -128,6 +128,14 @@ struct AppConfigurationCheckTests {
         "com.apple.developer.healthkit.background-delivery"
       ])
     #expect(report.infoPlists.isEmpty)
+    // What needs it, and where to turn it on.
+    let missing = try #require(report.findings.first { $0.severity == .missing })
+    #expect(missing.message.contains("registerBackgroundDelivery(frequency:onUpdate:)"))
+    #expect(missing.message.contains("Signing & Capabilities"))
+    let note = try #require(
+      try readOnly.run(path: entitlements).findings.first { $0.key.hasSuffix("background-delivery") })
+    #expect(note.severity == .note)
+    #expect(note.message.contains("needed when the app calls registerBackgroundDelivery"))
   }
 
   @Test("test targets, extensions and build folders are not the app's Info.plist")

@@ -108,6 +108,49 @@ extension HealthKitStepSource {
   }
 }
 
+extension HealthKitStepSource {
+  /// Executes an `HKObserverQuery` for steps: `onChange` runs for each change
+  /// HealthKit reports, and HealthKit's completion handler is called exactly
+  /// once, when `onChange`'s `done` is called. An error from HealthKit (access
+  /// not asked for, a missing entitlement) is acknowledged at once, without
+  /// `onChange`.
+  ///
+  /// Execute it while the app launches (see ``StepCounter/registerBackgroundDelivery(frequency:onUpdate:)``):
+  /// after a background relaunch HealthKit delivers only to observers
+  /// registered then.
+  ///
+  /// - Parameter onChange: Called for each change.
+  /// - Returns: The observation; cancelling it stops the query.
+  public func observeStepChanges(
+    _ onChange: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
+  ) -> StepObservation {
+    let observer = HKObserverQuery(sampleType: HKQuantityType(.stepCount), predicate: nil) {
+      _, completionHandler, error in
+      let acknowledge = HealthKitAcknowledgement(completionHandler)
+      if error != nil {
+        acknowledge.call()
+        return
+      }
+      onChange { acknowledge.call() }
+    }
+    store.execute(observer)
+    let running = RunningQuery(store: store, query: observer)
+    return StepObservation { running.stop() }
+  }
+}
+
+/// HealthKit's observer completion handler, called once from any thread.
+/// The handler is not `Sendable` in the iOS 16.5 SDK; HealthKit documents
+/// it as callable from any thread, and it is called exactly once here.
+final class HealthKitAcknowledgement: @unchecked Sendable {
+  private let handler: HKObserverQueryCompletionHandler
+  private let once = OnceFlag()
+
+  init(_ handler: @escaping HKObserverQueryCompletionHandler) { self.handler = handler }
+
+  func call() { if once.claim() { handler() } }
+}
+
 /// What wakes the live-update loop.
 enum LiveEvent: Sendable {
   case changed

@@ -48,6 +48,9 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     var listeners: [UUID: AsyncStream<Void>.Continuation] = [:]
     var calls: [Operation: Int] = [:]
     var backgroundDelivery: BackgroundDeliveryFrequency?
+    var changeObservers: [UUID: @Sendable (@escaping @Sendable () -> Void) -> Void] = [:]
+    var changesDelivered = 0
+    var changesAcknowledged = 0
   }
 
   private let lock = NSLock()
@@ -92,11 +95,37 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
   ///
   /// - Parameter samples: The samples.
   public func add(contentsOf samples: [Sample]) {
-    let listeners = withState { state -> [AsyncStream<Void>.Continuation] in
+    let (listeners, observers) = withState { state in
       for sample in samples { state.log.append(sample) }
-      return Array(state.listeners.values)
+      state.changesDelivered += state.changeObservers.count
+      return (Array(state.listeners.values), Array(state.changeObservers.values))
     }
     for listener in listeners { listener.yield() }
+    for observer in observers {
+      let once = OnceFlag()
+      observer { [weak self] in
+        if once.claim() { self?.withState { $0.changesAcknowledged += 1 } }
+      }
+    }
+  }
+
+  /// How many changes were reported to ``observeStepChanges(_:)`` observers,
+  /// and how many of them were acknowledged (`done` called).
+  public var observedChanges: (delivered: Int, acknowledged: Int) {
+    withState { ($0.changesDelivered, $0.changesAcknowledged) }
+  }
+
+  /// Calls `onChange` after each ``add(_:)``, as an observer query would.
+  ///
+  /// - Parameter onChange: Called for each change with `done`.
+  /// - Returns: The observation.
+  public func observeStepChanges(
+    _ onChange: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
+  ) -> StepObservation {
+    let id = UUID()
+    withState { $0.changeObservers[id] = onChange }
+    return StepObservation { [weak self] in self?.withState { _ = $0.changeObservers.removeValue(forKey: id) }
+    }
   }
 
   /// Makes the next call of `operation` fail with `error` (queued: call again for more).
