@@ -139,4 +139,7 @@ final class LockedValue<Value: Sendable>: @unchecked Sendable {
     get { lock.withLock { stored } }
     set { lock.withLock { stored = newValue } }
   }
+
+  /// Changes the value under the lock and returns what `body` returns.
+  func update<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&stored) } }
 }

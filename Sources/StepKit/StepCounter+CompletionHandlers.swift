@@ -72,6 +72,18 @@ extension StepCounter {
     deliver(on: queue, to: completion) { try await self.dailySteps(in: interval) }
   }
 
+  /// Today's walking + running distance; see ``todayDistance()``.
+  ///
+  /// - Parameters:
+  ///   - queue: Where `completion` runs; the main queue by default.
+  ///   - completion: Called once with the distance or the error.
+  public func todayDistance(
+    queue: DispatchQueue = .main,
+    completion: @escaping @Sendable (Result<DistanceAmount, StepKitError>) -> Void
+  ) {
+    deliver(on: queue, to: completion) { try await self.todayDistance() }
+  }
+
   /// Walking + running distance in `interval`; see ``distance(in:)``.
   ///
   /// - Parameters:

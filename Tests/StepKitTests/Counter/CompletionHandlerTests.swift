@@ -30,6 +30,9 @@ struct CompletionHandlerTests {
     return queue
   }
 
+  /// How many completion-handler APIs ``call(_:_:_:on:log:)`` exercises.
+  static let apiCount = 11
+
   enum Path: String, CaseIterable, Sendable {
     case success, scriptedFailure, unavailable, missingUsageDescription, invalidMeasurement, noSource
   }
@@ -41,6 +44,8 @@ struct CompletionHandlerTests {
     case .scriptedFailure:
       health.failAlways(.steps, with: .healthDatabaseLocked)
       health.failAlways(.characteristics, with: .healthDatabaseLocked)
+      health.failAlways(.measurements, with: .healthDatabaseLocked)
+      health.failAlways(.save, with: .missingEntitlement(key: InfoPlistKey.healthKitEntitlement))
     case .unavailable:
       health.failAlways(.steps, with: .healthDataUnavailable)
     default: break
@@ -59,14 +64,28 @@ struct CompletionHandlerTests {
         continuation.resume()
       }
       let interval = DateInterval(start: Date(timeIntervalSince1970: 0), duration: 86_400)
-      switch index % 6 {
+      let invalid = path == .invalidMeasurement
+      switch index % Self.apiCount {
       case 0: counter.requestAuthorization(queue: queue) { _ in done() }
       case 1: counter.todaySteps(queue: queue) { _ in done() }
       case 2: counter.dailySteps(in: interval, queue: queue) { _ in done() }
       case 3: counter.biologicalSex(queue: queue) { _ in done() }
       case 4:
-        let mass = Measurement(value: path == .invalidMeasurement ? -1 : 70, unit: UnitMass.kilograms)
+        let mass = Measurement(value: invalid ? -1 : 70, unit: UnitMass.kilograms)
         counter.save(bodyMass: mass, queue: queue) { _ in done() }
+      case 5:
+        let temperature = Measurement(value: invalid ? 60 : 37, unit: UnitTemperature.celsius)
+        counter.save(bodyTemperature: temperature, queue: queue) { _ in done() }
+      case 6:
+        let energy = Measurement(value: invalid ? -5 : 200, unit: UnitEnergy.kilocalories)
+        counter.save(activeEnergyBurned: energy, from: interval.start, to: interval.end, queue: queue) { _ in
+          done()
+        }
+      case 7: counter.mostRecentMeasurement(of: invalid ? .steps : .bodyMass, queue: queue) { _ in done() }
+      case 8:
+        counter.energyBurned(invalid ? .height : .basalEnergyBurned, in: interval, queue: queue) { _ in done()
+        }
+      case 9: counter.todayDistance(queue: queue) { _ in done() }
       default: counter.distance(in: interval, queue: queue) { _ in done() }
       }
     }
@@ -77,8 +96,8 @@ struct CompletionHandlerTests {
     let counter = counter(for: path)
     let log = CallLog()
     let target = queue("stepkit.tests.\(path.rawValue)")
-    for index in 0..<6 { await call(index, counter, path, on: target, log: log) }
-    #expect(log.count == 6)
+    for index in 0..<Self.apiCount { await call(index, counter, path, on: target, log: log) }
+    #expect(log.count == Self.apiCount)
     #expect(log.callsOffQueue == 0)
   }
 
