@@ -8,8 +8,9 @@ extension StepCounter {
   private enum FallbackEvent: Sendable {
     case health(StepCount)
     case healthEnded((any Error)?)
-    case motion(StepCount)
-    case motionEnded((any Error)?)
+    /// From the `session`-th run of CoreMotion's updates (a stopped run's late events are ignored).
+    case motion(StepCount, session: Int)
+    case motionEnded((any Error)?, session: Int)
   }
 
   /// Relays today's live counts for ``Strategy/healthKitThenMotion``.
@@ -62,8 +63,12 @@ extension StepCounter {
     func followHealth() -> Task<Void, Never> {
       follow(health, count: { .health($0) }, ended: { .healthEnded($0) })
     }
+    var motionSession = 0
     func followMotion() -> Task<Void, Never> {
-      follow(motion, count: { .motion($0) }, ended: { .motionEnded($0) })
+      motionSession += 1
+      let session = motionSession
+      return follow(
+        motion, count: { .motion($0, session: session) }, ended: { .motionEnded($0, session: session) })
     }
 
     var healthTask: Task<Void, Never>? = followHealth()
@@ -130,7 +135,8 @@ extension StepCounter {
         healthFailed = true
         healthFailedOn = nil
         if motionTask == nil { motionTask = followMotion() }
-      case .motion(let count):
+      case .motion(let count, let session):
+        guard session == motionSession, motionTask != nil else { continue }
         if healthFailed {
           if let failedOn = healthFailedOn {
             if count.interval.start > failedOn {
@@ -145,7 +151,8 @@ extension StepCounter {
         }
         guard let why = reason else { continue }
         show(marked(count, why))
-      case .motionEnded(let error):
+      case .motionEnded(let error, let session):
+        guard session == motionSession, motionTask != nil else { continue }
         motionTask = nil
         guard reason != nil else { continue }
         if let error { throw error }
