@@ -104,6 +104,9 @@ struct EndToEndTests {
     GoldenCase(
       name: "error-truncated-chinese", arguments: ["steps", "truncated.xml"], exitCode: 1,
       environment: ["LC_ALL": "zh_CN.UTF-8"]),
+    GoldenCase(
+      name: "error-truncated-traditional-chinese", arguments: ["steps", "truncated.xml"], exitCode: 1,
+      environment: ["LANG": "zh_TW.UTF-8"]),
     GoldenCase(name: "error-truncated", arguments: ["steps", "truncated.xml"], exitCode: 1),
     GoldenCase(name: "error-malformed", arguments: ["steps", "malformed.xml"], exitCode: 1),
     GoldenCase(name: "error-not-a-zip", arguments: ["steps", "not-a-zip.zip"], exitCode: 1),
