@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "StepKitCore", targets: ["StepKitCore"]),
     .library(name: "HealthExport", targets: ["HealthExport"]),
     .library(name: "StepKit", targets: ["StepKit"]),
+    .library(name: "StepKitUI", targets: ["StepKitUI"]),
     .executable(name: "stepkit", targets: ["stepkit"]),
   ],
   targets: [
@@ -54,6 +55,10 @@ let package = Package(
       ]
     ),
     .testTarget(name: "StepKitTests", dependencies: ["StepKit"]),
+    // SwiftUI views over a StepCounter: today, history, access guidance. The views build where
+    // SwiftUI exists; the state they show (State/) is plain Swift, tested on Linux.
+    .target(name: "StepKitUI", dependencies: ["StepKit"]),
+    .testTarget(name: "StepKitUITests", dependencies: ["StepKitUI"]),
     // System SQLite (Debian libsqlite3-dev; the SDK's libsqlite3 on Apple platforms).
     .systemLibrary(
       name: "CSQLite",
