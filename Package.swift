@@ -59,6 +59,14 @@ let package = Package(
     // SwiftUI exists; the state they show (State/) is plain Swift, tested on Linux.
     .target(name: "StepKitUI", dependencies: ["StepKit"]),
     .testTarget(name: "StepKitUITests", dependencies: ["StepKitUI"]),
+    // The example app's code (Examples/StepCounterApp), a library target so that it is type-checked
+    // with the libraries; an Xcode app target compiles the same files. Empty where SwiftUI is missing.
+    .target(
+      name: "StepKitExample", dependencies: ["StepKitUI"], path: "Examples/StepCounterApp",
+      exclude: [
+        "Info.plist", "StepCounterApp.entitlements", "en.lproj", "zh-Hans.lproj", "zh-Hant.lproj",
+        "README.md",
+      ]),
     // System SQLite (Debian libsqlite3-dev; the SDK's libsqlite3 on Apple platforms).
     .systemLibrary(
       name: "CSQLite",

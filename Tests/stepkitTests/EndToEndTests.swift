@@ -112,6 +112,10 @@ struct EndToEndTests {
     GoldenCase(name: "error-not-a-zip", arguments: ["steps", "not-a-zip.zip"], exitCode: 1),
     // doctor: an app target that has everything, one missing keys, and a bad path.
     GoldenCase(name: "doctor-ready", arguments: ["doctor", "doctor/ready"]),
+    // The example app in Examples/ must keep passing.
+    GoldenCase(
+      name: "doctor-example-app",
+      arguments: ["doctor", "../../../Examples/StepCounterApp", "--background-delivery"]),
     GoldenCase(
       name: "doctor-incomplete-writes", arguments: ["doctor", "doctor/incomplete/Info.plist", "--writes"],
       exitCode: 1, reportsOnStandardOutput: true),
