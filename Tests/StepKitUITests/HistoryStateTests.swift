@@ -69,6 +69,8 @@ struct HistoryStateTests {
     #expect(state.bars[0].accessibilityValue == "8,000 steps")
     #expect(state.bars.filter(\.reachedGoal).count == 3)
     #expect(state.title == "Last 7 Days")
+    #expect(HistoryRange.allCases.map { $0.title(in: .english) } == ["7 Days", "30 Days"])
+    #expect(HistoryRange.pickerLabel(in: .traditionalChinese) == "範圍")
   }
 
   @Test("the average is over the days that have steps; the axis tops at 1, 2 or 5 times a power of ten")

@@ -22,6 +22,14 @@ public enum HistoryRange: Int, Sendable, Hashable, CaseIterable, Identifiable {
     language.pick("\(days) Days", "\(days) 天", "\(days) 天")
   }
 
+  /// The label of the range picker (hidden, read by VoiceOver): `Range`, `范围`, `範圍`.
+  ///
+  /// - Parameter language: The language.
+  /// - Returns: The label.
+  public static func pickerLabel(in language: StepKitLanguage) -> String {
+    language.pick("Range", "范围", "範圍")
+  }
+
   /// The interval from the midnight that starts the first day (`days - 1`
   /// days before today, in `calendar`) until `now`.
   ///

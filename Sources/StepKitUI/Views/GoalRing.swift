@@ -57,7 +57,8 @@
         }
         .padding(lineWidth * 1.5)
       }
-      .frame(width: diameter, height: diameter)
+      // The ring grows with Dynamic Type up to what a phone's width holds; the count shrinks to fit.
+      .frame(width: min(diameter, 300), height: min(diameter, 300))
       .padding(lineWidth / 2)
     }
   }

@@ -40,19 +40,28 @@
     /// The view.
     public var body: some View {
       VStack(alignment: .leading, spacing: 12) {
-        Picker(selection: $range) {
-          ForEach(HistoryRange.allCases) { range in
-            Text(range.title(in: loader.formatting.language)).tag(range)
-          }
-        } label: {
-          EmptyView()
-        }
-        .pickerStyle(.segmented)
+        rangePicker
         content
       }
       .task(id: range) {
         phase = await loader.load(range)
       }
+    }
+
+    @ViewBuilder private var rangePicker: some View {
+      let picker = Picker(selection: $range) {
+        ForEach(HistoryRange.allCases) { range in
+          Text(range.title(in: loader.formatting.language)).tag(range)
+        }
+      } label: {
+        Text(HistoryRange.pickerLabel(in: loader.formatting.language))
+      }
+      .labelsHidden()
+      #if os(watchOS)
+        picker
+      #else
+        picker.pickerStyle(.segmented)
+      #endif
     }
 
     @ViewBuilder private var content: some View {
@@ -83,10 +92,12 @@
             .fixedSize(horizontal: false, vertical: true)
           if let guidance = state.guidance {
             AccessGuidanceView(guidance: guidance, counter: loader.counter, formatting: loader.formatting)
+              .id(guidance)
           }
         }
       case .failed(let guidance):
         AccessGuidanceView(guidance: guidance, counter: loader.counter, formatting: loader.formatting)
+          .id(guidance)
       }
     }
 

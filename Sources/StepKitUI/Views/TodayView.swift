@@ -78,12 +78,14 @@
             AccessGuidanceView(guidance: guidance, counter: feed.counter, formatting: feed.formatting) {
               generation += 1
             }
+            .id(guidance)
           }
         }
       case .failed(let guidance):
         AccessGuidanceView(guidance: guidance, counter: feed.counter, formatting: feed.formatting) {
           generation += 1
         }
+        .id(guidance)
       }
     }
   }
