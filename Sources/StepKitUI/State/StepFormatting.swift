@@ -43,7 +43,7 @@ public struct StepFormatting: Sendable, Hashable {
     value.formatted(.number.locale(locale))
   }
 
-  /// `value` as a rounded percentage number: `84`.
+  /// `fraction` as a whole percentage, rounded down so that 99.9% never reads as 100: `84`.
   func percent(_ fraction: Double) -> String {
     number(Int((fraction * 100).rounded(.down)))
   }

@@ -13,7 +13,8 @@ public enum TodayPhase: Sendable, Hashable {
 
 /// Today's count as it changes: follows ``StepCounter/todayStepUpdates()``
 /// (which starts afresh at each midnight of the counter's calendar) and
-/// reads the distance with each new count.
+/// reads the distance with each new count (left out when it cannot be read:
+/// the count does not wait for it or fail with it).
 public struct TodayFeed: Sendable {
   /// The counter the numbers come from.
   public let counter: StepCounter
@@ -55,6 +56,7 @@ public struct TodayFeed: Sendable {
               .showing(TodayState(count: count, distance: distance, goal: goal, formatting: formatting)))
           }
         } catch is CancellationError {
+          // The view went away: nothing to show.
         } catch {
           continuation.yield(
             .failed(AccessGuidance(error: StepKitError.wrapping(error), formatting: formatting)))

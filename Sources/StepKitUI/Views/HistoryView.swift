@@ -19,6 +19,7 @@
   @MainActor
   public struct HistoryView: View {
     private let loader: HistoryLoader
+    private let showsAccessGuidance: Bool
     @State private var range: HistoryRange
     @State private var phase: HistoryPhase = .loading
 
@@ -29,11 +30,14 @@
     ///   - goal: The daily goal, drawn on the bars that reach it; 10,000 by default, `nil` for none.
     ///   - range: The range shown first; the last 7 days by default.
     ///   - formatting: The language and region; the person's by default.
+    ///   - showsAccessGuidance: Whether an empty answer from Health brings the "access may be off"
+    ///     guidance; pass `false` when a ``TodayView`` on the same screen shows it already.
     public init(
       counter: StepCounter, goal: Int? = TodayState.defaultGoal, range: HistoryRange = .week,
-      formatting: StepFormatting = StepFormatting()
+      formatting: StepFormatting = StepFormatting(), showsAccessGuidance: Bool = true
     ) {
       loader = HistoryLoader(counter: counter, goal: goal, formatting: formatting)
+      self.showsAccessGuidance = showsAccessGuidance
       _range = State(initialValue: range)
     }
 
@@ -90,7 +94,7 @@
             .font(.footnote)
             .foregroundColor(.secondary)
             .fixedSize(horizontal: false, vertical: true)
-          if let guidance = state.guidance {
+          if showsAccessGuidance, let guidance = state.guidance {
             AccessGuidanceView(guidance: guidance, counter: loader.counter, formatting: loader.formatting)
               .id(guidance)
           }
