@@ -68,24 +68,19 @@ public enum HealthDataType: String, Sendable, Hashable, Codable, CaseIterable, C
   /// - Returns: The name.
   public func name(in language: StepKitLanguage) -> String {
     switch (self, language) {
+    case (_, .traditionalChinese): return traditionalChineseName
     case (.steps, .english): return "Steps"
     case (.steps, .simplifiedChinese): return "步数"
-    case (.steps, .traditionalChinese): return "步數"
     case (.walkingRunningDistance, .english): return "Walking + Running Distance"
     case (.walkingRunningDistance, .simplifiedChinese): return "步行 + 跑步距离"
-    case (.walkingRunningDistance, .traditionalChinese): return "步行 + 跑步距離"
     case (.biologicalSex, .english): return "Sex"
     case (.biologicalSex, .simplifiedChinese): return "性别"
-    case (.biologicalSex, .traditionalChinese): return "性別"
     case (.dateOfBirth, .english): return "Date of Birth"
     case (.dateOfBirth, .simplifiedChinese): return "出生日期"
-    case (.dateOfBirth, .traditionalChinese): return "出生日期"
     case (.bodyMass, .english): return "Weight"
     case (.bodyMass, .simplifiedChinese): return "体重"
-    case (.bodyMass, .traditionalChinese): return "體重"
     case (.height, .english): return "Height"
     case (.height, .simplifiedChinese): return "身高"
-    case (.height, .traditionalChinese): return "身高"
     }
   }
 
