@@ -72,7 +72,7 @@ struct AccessGuidanceTests {
     #expect(guidance.hint?.contains("Settings › Privacy & Security › Motion & Fitness") == true)
     #expect(guidance.action == .open(.appSettings))
     #expect(guidance.situation == .motion(.denied))
-    #expect(AccessGuidance.Place.appSettings.url.absoluteString == "app-settings:")
+    #expect(AccessGuidance.Place.appSettings.url == StepKitError.appSettingsURL)
     let chinese = AccessGuidance(
       error: .motionNotAuthorized, formatting: try Fixture.formatting(.simplifiedChinese))
     #expect(chinese.hint?.contains("设置 › 隐私与安全性 › 运动与健身") == true)

@@ -39,11 +39,13 @@ public struct AccessGuidance: Sendable, Hashable {
     public var url: URL {
       switch self {
       case .healthApp: return Self.healthAppURL
-      case .appSettings: return StepKitError.appSettingsURL ?? Self.healthAppURL
+      case .appSettings: return Self.appSettingsURL
       }
     }
 
+    // Both are constant, well-formed URLs; the app-settings one is StepKitError.appSettingsURL.
     private static let healthAppURL = URL(string: "x-apple-health://")!
+    private static let appSettingsURL = URL(string: "app-settings:")!
   }
 
   /// What the guidance's button does.
