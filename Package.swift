@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "StepKitCore", targets: ["StepKitCore"]),
     .library(name: "HealthExport", targets: ["HealthExport"]),
     .library(name: "StepKit", targets: ["StepKit"]),
+    .library(name: "StepKitUI", targets: ["StepKitUI"]),
     .executable(name: "stepkit", targets: ["stepkit"]),
   ],
   targets: [
@@ -54,6 +55,18 @@ let package = Package(
       ]
     ),
     .testTarget(name: "StepKitTests", dependencies: ["StepKit"]),
+    // SwiftUI views over a StepCounter: today, history, access guidance. The views build where
+    // SwiftUI exists; the state they show (State/) is plain Swift, tested on Linux.
+    .target(name: "StepKitUI", dependencies: ["StepKit"]),
+    .testTarget(name: "StepKitUITests", dependencies: ["StepKitUI"]),
+    // The example app's code (Examples/StepCounterApp), a library target so that it is type-checked
+    // with the libraries; an Xcode app target compiles the same files. Empty where SwiftUI is missing.
+    .target(
+      name: "StepKitExample", dependencies: ["StepKitUI"], path: "Examples/StepCounterApp",
+      exclude: [
+        "Info.plist", "StepCounterApp.entitlements", "en.lproj", "zh-Hans.lproj", "zh-Hant.lproj",
+        "README.md",
+      ]),
     // System SQLite (Debian libsqlite3-dev; the SDK's libsqlite3 on Apple platforms).
     .systemLibrary(
       name: "CSQLite",

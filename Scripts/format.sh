@@ -10,7 +10,7 @@ if ! swift format --version >/dev/null 2>&1; then
   echo "format.sh: this Swift toolchain has no 'swift format' (Swift 6 toolchains ship it)" >&2
   exit 2
 fi
-paths=(Package.swift Sources Tests Benchmarks)
+paths=(Package.swift Sources Tests Benchmarks Examples)
 existing=()
 for p in "${paths[@]}"; do [ -e "$p" ] && existing+=("$p"); done
 if [ "${1:-}" = "--lint" ]; then

@@ -1,10 +1,12 @@
 import Foundation
+import StepKitCore
 
 /// Everything that can go wrong while reading an Apple Health export.
 ///
 /// Each case carries what a person needs to act on it: the file, the archive
 /// entry, and where in it the problem lies. Descriptions exist in English
-/// (``errorDescription``) and Simplified Chinese (``chineseDescription``).
+/// (``errorDescription``), Simplified Chinese (``chineseDescription``) and
+/// Traditional Chinese (``description(in:)`` with `.traditionalChinese`).
 public enum HealthExportError: Error, Equatable, Sendable, LocalizedError {
   /// The file could not be opened (missing, a directory, no permission).
   case cannotOpen(path: String, reason: String)
@@ -36,14 +38,6 @@ public enum HealthExportError: Error, Equatable, Sendable, LocalizedError {
   /// The file is not an Apple Health export (no `<HealthData>` root element).
   case notAHealthExport(file: String)
 
-  /// A language the descriptions are available in.
-  public enum Language: Sendable, Hashable {
-    /// English.
-    case english
-    /// Simplified Chinese.
-    case simplifiedChinese
-  }
-
   /// The English description.
   public var errorDescription: String? { description(in: .english) }
 
@@ -53,9 +47,14 @@ public enum HealthExportError: Error, Equatable, Sendable, LocalizedError {
   /// The description in `language`.
   ///
   /// - Parameters:
-  ///   - language: The language to describe the error in.
+  ///   - language: The language to describe the error in (StepKitCore's
+  ///     `StepKitLanguage`, shared with StepKit and the command).
   /// - Returns: One or two sentences naming the file and what is wrong.
-  public func description(in language: Language) -> String {
+  public func description(in language: StepKitLanguage) -> String {
+    switch language {
+    case .english, .simplifiedChinese: break
+    case .traditionalChinese: return traditionalChineseDescription
+    }
     let zh = language == .simplifiedChinese
     switch self {
     case .cannotOpen(let path, let reason):

@@ -2,8 +2,8 @@ import Foundation
 
 /// Everything that can go wrong in StepKit, with what a person needs to act.
 ///
-/// Each case has an English and a Simplified Chinese description and
-/// recovery suggestion (``description(in:)``, ``recoverySuggestion(in:)``);
+/// Each case has an English, a Simplified Chinese and a Traditional Chinese
+/// description and recovery suggestion (``description(in:)``, ``recoverySuggestion(in:)``);
 /// `LocalizedError` picks the language from the person's preferred
 /// languages. Recovery suggestions name the place in Settings where access
 /// is granted; ``appSettingsURL`` opens the app's own Settings page.
@@ -86,53 +86,27 @@ public enum StepKitError: Error, Equatable, Hashable, Sendable {
 
   /// Where in Settings a person grants an app access to health data.
   ///
-  /// - Parameter language: English or Simplified Chinese.
-  /// - Returns: `Settings > Health > Data Access & Devices` or `设置 > 健康 > 数据访问与设备`.
+  /// - Parameter language: English, Simplified or Traditional Chinese.
+  /// - Returns: `Settings > Health > Data Access & Devices`, `设置 > 健康 > 数据访问与设备` or `設定 > 健康 > 資料取用與裝置`.
   public static func settingsPathForHealth(in language: StepKitLanguage) -> String {
     switch language {
     case .english: return "Settings > Health > Data Access & Devices"
     case .simplifiedChinese: return "设置 > 健康 > 数据访问与设备"
+    case .traditionalChinese: return "設定 > 健康 > 資料取用與裝置"
     }
   }
 
   /// Where in Settings a person grants Motion & Fitness access.
   ///
-  /// - Parameter language: English or Simplified Chinese.
-  /// - Returns: `Settings > Privacy & Security > Motion & Fitness` or `设置 > 隐私与安全性 > 运动与健身`.
+  /// - Parameter language: English, Simplified or Traditional Chinese.
+  /// - Returns: `Settings > Privacy & Security > Motion & Fitness`, `设置 > 隐私与安全性 > 运动与健身` or
+  ///   `設定 > 隱私權與安全性 > 動作與健身`.
   public static func settingsPathForMotion(in language: StepKitLanguage) -> String {
     switch language {
     case .english: return "Settings > Privacy & Security > Motion & Fitness"
     case .simplifiedChinese: return "设置 > 隐私与安全性 > 运动与健身"
+    case .traditionalChinese: return "設定 > 隱私權與安全性 > 動作與健身"
     }
-  }
-}
-
-/// The languages StepKit's messages are written in.
-public enum StepKitLanguage: String, Sendable, Hashable, CaseIterable {
-  /// English.
-  case english = "en"
-  /// Simplified Chinese.
-  case simplifiedChinese = "zh-Hans"
-
-  /// The first of the person's preferred languages that StepKit speaks
-  /// (Simplified Chinese for `zh-Hans`, `zh-CN`, `zh-SG`), else English.
-  public static var preferred: StepKitLanguage {
-    preferred(from: Locale.preferredLanguages)
-  }
-
-  /// The first language in `identifiers` that StepKit speaks, else English.
-  ///
-  /// - Parameter identifiers: BCP 47 identifiers, most preferred first.
-  /// - Returns: The language to use.
-  public static func preferred(from identifiers: [String]) -> StepKitLanguage {
-    for identifier in identifiers {
-      let lower = identifier.lowercased()
-      if lower.hasPrefix("en") { return .english }
-      if lower.hasPrefix("zh-hans") || lower == "zh" || lower.hasPrefix("zh-cn") || lower.hasPrefix("zh-sg") {
-        return .simplifiedChinese
-      }
-    }
-    return .english
   }
 }
 
@@ -204,23 +178,25 @@ extension StepKitError: CustomStringConvertible {
 extension StepKitError {
   /// The description of the error in `language`.
   ///
-  /// - Parameter language: English or Simplified Chinese.
+  /// - Parameter language: English, Simplified or Traditional Chinese.
   /// - Returns: One sentence saying what went wrong.
   public func description(in language: StepKitLanguage) -> String {
     switch language {
     case .english: return englishDescription
     case .simplifiedChinese: return chineseDescription
+    case .traditionalChinese: return traditionalChineseDescription
     }
   }
 
   /// What the person can do about the error, in `language`.
   ///
-  /// - Parameter language: English or Simplified Chinese.
+  /// - Parameter language: English, Simplified or Traditional Chinese.
   /// - Returns: Where to go in Settings, or what to try; `nil` when nothing helps.
   public func recoverySuggestion(in language: StepKitLanguage) -> String? {
     switch language {
     case .english: return englishRecovery
     case .simplifiedChinese: return chineseRecovery
+    case .traditionalChinese: return traditionalChineseRecovery
     }
   }
 

@@ -1,3 +1,5 @@
+import StepKitCore
+
 /// Where a command writes: data to standard output, messages to standard error.
 struct Console: Sendable {
   /// Writes data (the table, csv, json).
@@ -8,9 +10,10 @@ struct Console: Sendable {
   var outputIsTerminal: Bool
   /// Whether standard error is a terminal.
   var errorIsTerminal: Bool
-  /// Whether the user's locale asks for Chinese messages (`LC_ALL`,
-  /// `LC_MESSAGES` or `LANG` starting with `zh`).
-  var prefersChinese = false
+  /// The language of messages about an unreadable export, from the user's
+  /// locale (`LC_ALL`, `LC_MESSAGES` or `LANG`: `zh_CN.UTF-8` Simplified,
+  /// `zh_TW.UTF-8` or `zh_HK.UTF-8` Traditional Chinese), else English.
+  var language: StepKitLanguage = .english
 
   /// The process's standard output and standard error.
   static var standard: Console {
@@ -19,6 +22,6 @@ struct Console: Sendable {
       error: { Platform.writeStandardError($0) },
       outputIsTerminal: Platform.standardOutputIsTerminal,
       errorIsTerminal: Platform.standardErrorIsTerminal,
-      prefersChinese: Platform.messagesLocale.hasPrefix("zh"))
+      language: StepKitLanguage.preferred(from: [Platform.messagesLocale]))
   }
 }

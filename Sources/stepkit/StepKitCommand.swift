@@ -98,7 +98,7 @@ enum StepKitCommand {
       try instance.run(console)
       return 0
     } catch {
-      let message = error.message(chinese: console.prefersChinese)
+      let message = error.message(in: console.language)
       if !message.isEmpty { console.error("stepkit: error: \(message)\n") }
       return error.exitCode
     }

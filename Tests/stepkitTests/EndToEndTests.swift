@@ -104,11 +104,18 @@ struct EndToEndTests {
     GoldenCase(
       name: "error-truncated-chinese", arguments: ["steps", "truncated.xml"], exitCode: 1,
       environment: ["LC_ALL": "zh_CN.UTF-8"]),
+    GoldenCase(
+      name: "error-truncated-traditional-chinese", arguments: ["steps", "truncated.xml"], exitCode: 1,
+      environment: ["LANG": "zh_TW.UTF-8"]),
     GoldenCase(name: "error-truncated", arguments: ["steps", "truncated.xml"], exitCode: 1),
     GoldenCase(name: "error-malformed", arguments: ["steps", "malformed.xml"], exitCode: 1),
     GoldenCase(name: "error-not-a-zip", arguments: ["steps", "not-a-zip.zip"], exitCode: 1),
     // doctor: an app target that has everything, one missing keys, and a bad path.
     GoldenCase(name: "doctor-ready", arguments: ["doctor", "doctor/ready"]),
+    // The example app in Examples/ must keep passing.
+    GoldenCase(
+      name: "doctor-example-app",
+      arguments: ["doctor", "../../../Examples/StepCounterApp", "--background-delivery"]),
     GoldenCase(
       name: "doctor-incomplete-writes", arguments: ["doctor", "doctor/incomplete/Info.plist", "--writes"],
       exitCode: 1, reportsOnStandardOutput: true),

@@ -70,10 +70,11 @@ public enum HealthDataType: String, Sendable, Hashable, Codable, CaseIterable, C
 
   /// The type's name in `language`, as the Health app words it.
   ///
-  /// - Parameter language: English or Simplified Chinese.
+  /// - Parameter language: English, Simplified or Traditional Chinese.
   /// - Returns: The name.
   public func name(in language: StepKitLanguage) -> String {
     switch (self, language) {
+    case (_, .traditionalChinese): return traditionalChineseName
     case (.steps, .english): return "Steps"
     case (.steps, .simplifiedChinese): return "步数"
     case (.walkingRunningDistance, .english): return "Walking + Running Distance"

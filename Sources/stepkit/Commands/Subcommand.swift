@@ -1,4 +1,5 @@
 import HealthExport
+import StepKitCore
 
 /// One `stepkit` subcommand: its help, what it accepts, and how it runs.
 protocol Subcommand {
@@ -48,13 +49,13 @@ enum CommandError: Error {
     }
   }
 
-  /// The one-line message; an unreadable export is described in Simplified
-  /// Chinese when `chinese` is set (the user's locale is `zh…`).
-  func message(chinese: Bool = false) -> String {
+  /// The one-line message; an unreadable export is described in `language`
+  /// (the user's locale's, see ``Console/language``).
+  func message(in language: StepKitLanguage = .english) -> String {
     switch self {
     case .usage(let error): return error.message
     case .export(let error):
-      return chinese ? error.chineseDescription : error.errorDescription ?? String(describing: error)
+      return error.description(in: language)
     case .output(let message): return message
     case .checkFailed: return ""
     }
