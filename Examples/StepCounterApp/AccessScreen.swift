@@ -43,7 +43,7 @@
       status = await counter.authorizationStatus()
       #if canImport(UIKit) && os(iOS)
         // Access was just asked for: background delivery can start now.
-        await BackgroundSteps.shared.start(counter)
+        BackgroundSteps.shared.start(counter)
       #endif
     }
   }

@@ -3,56 +3,49 @@
   import UIKit
 
   /// Registers HealthKit background delivery at launch, so that HealthKit
-  /// wakes the app when new steps are saved, and keeps following today's
-  /// steps so that each wake-up delivers them.
+  /// wakes the app when new steps are saved and hands it today's count.
   ///
-  /// HealthKit relaunches a terminated app to deliver; the app must set up
-  /// its observer again at every launch, which is why this starts from
-  /// `application(_:didFinishLaunchingWithOptions:)` and not from a screen.
-  /// The app needs the
-  /// `com.apple.developer.healthkit.background-delivery` entitlement
-  /// (`stepkit doctor Examples/StepCounterApp --background-delivery` checks it).
+  /// HealthKit relaunches a terminated app to deliver, and delivers only to
+  /// observers registered during that launch: this starts from
+  /// `application(_:didFinishLaunchingWithOptions:)`, not from a screen.
+  /// The app needs the `com.apple.developer.healthkit.background-delivery`
+  /// entitlement (`stepkit doctor Examples/StepCounterApp --background-delivery` checks it).
   @MainActor
   final class BackgroundSteps {
     static let shared = BackgroundSteps()
 
     /// The latest count delivered, for a widget or the next launch to show.
-    static let latestStepsKey = "latestTodaySteps"
-    private var following: Task<Void, Never>?
+    nonisolated static let latestStepsKey = "latestTodaySteps"
 
-    /// Enables background delivery (once Health access was asked for) and
-    /// follows today's steps.
-    func start(_ counter: StepCounter) async {
-      guard following == nil else { return }
-      guard await counter.authorizationStatus().healthKit != .notRequested else {
-        NSLog("Steps: Health access not asked yet; background delivery waits for it")
-        return
+    private var registration: BackgroundDeliveryRegistration?
+    private var enabled = false
+
+    /// Registers the observer and enables delivery; after access was first
+    /// granted (when enabling failed before), it registers again.
+    func start(_ counter: StepCounter) {
+      guard !enabled else { return }
+      registration?.cancel()
+      let registration = counter.registerBackgroundDelivery(frequency: .hourly) { count in
+        UserDefaults.standard.set(count.roundedSteps, forKey: BackgroundSteps.latestStepsKey)
       }
-      do {
-        try await counter.enableBackgroundDelivery(frequency: .hourly)
-      } catch {
-        NSLog("Steps: background delivery failed: %@", error.localizedDescription)
-        return
-      }
-      following = Task {
+      self.registration = registration
+      Task {
         do {
-          for try await count in counter.todayStepUpdates() {
-            UserDefaults.standard.set(count.roundedSteps, forKey: Self.latestStepsKey)
-          }
+          try await registration.enabled()
+          enabled = true
         } catch {
-          NSLog("Steps: today's updates ended: %@", error.localizedDescription)
+          NSLog("Steps: background delivery not enabled: %@", error.localizedDescription)
         }
       }
     }
   }
 
-  /// Starts ``BackgroundSteps`` as the app launches.
+  /// Registers ``BackgroundSteps`` as the app launches.
   final class AppDelegate: NSObject, UIApplicationDelegate {
     func application(
-      _ application: UIApplication,
-      didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+      _ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
     ) -> Bool {
-      Task { @MainActor in await BackgroundSteps.shared.start(StepCounterApp.counter) }
+      BackgroundSteps.shared.start(StepCounterApp.counter)
       return true
     }
   }

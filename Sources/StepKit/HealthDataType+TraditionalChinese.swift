@@ -10,6 +10,9 @@ extension HealthDataType {
     case .dateOfBirth: return "出生日期"
     case .bodyMass: return "體重"
     case .height: return "身高"
+    case .bodyTemperature: return "體溫"
+    case .activeEnergyBurned: return "活動能量"
+    case .basalEnergyBurned: return "靜息能量"
     }
   }
 }

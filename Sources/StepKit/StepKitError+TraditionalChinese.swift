@@ -28,6 +28,11 @@ extension StepKitError {
     case .invalidInterval(let start, let end):
       return "時間區間 \(start) 至 \(end) 無效：結束時間不能早於開始時間。"
     case .sourceNotConfigured(let kind): return "未設定 \(kind) 步數來源。"
+    case .missingEntitlement(let key):
+      return key == InfoPlistKey.healthKitEntitlement
+        ? "App 未以 HealthKit 授權（entitlement，\(key)）簽署，HealthKit 拒絕所有要求。"
+        : "App 未以 \(key) 授權（entitlement）簽署，HealthKit 無法在有新資料時喚醒 App。"
+    case .unsupportedDataType(let type): return "此呼叫不適用於「\(type.name(in: .traditionalChinese))」。"
     case .motionNotAvailable: return "此裝置沒有計步功能。"
     case .motionNotAuthorized: return "App 無權讀取「動作與健身」資料。"
     case .motionRestricted: return "此裝置上的「動作與健身」取用受到限制。"
@@ -55,9 +60,16 @@ extension StepKitError {
     case .implausibleMeasurement: return "請檢查數值及其單位。"
     case .invalidInterval: return "請傳入結束時間不早於開始時間的區間。"
     case .sourceNotConfigured: return "請為 StepCounter 提供其策略所需的步數來源。"
+    case .missingEntitlement(let key):
+      return key == InfoPlistKey.healthKitEntitlement
+        ? "請在 Xcode 中打開 App 目標的「Signing & Capabilities」標籤頁，加入 HealthKit 功能。"
+        : "請在 Xcode 中打開 App 目標的「Signing & Capabilities」標籤頁，勾選 HealthKit 下的「Background Delivery」。"
+    case .unsupportedDataType: return "測量值請使用體重、身高、體溫、活動能量或靜息能量。"
     case .motionNotAvailable: return nil
     case .motionNotAuthorized: return "請在 \(motion) 中為本 App 開啟權限，或前往本 App 的設定頁面。"
-    case .motionRestricted: return "請聯絡裝置管理者，或檢查 設定 > 螢幕使用時間 > 內容與隱私權限制。"
+    case .motionRestricted:
+      return "請檢查 設定 > 螢幕使用時間 > 內容與隱私權限制 中的限制（或聯絡裝置管理者），"
+        + "並在 \(motion) > 健身追蹤 中開啟「健身追蹤」。"
     case .motionNotEntitled: return "請檢查 App 的簽署與 entitlements。"
     case .motionOutsideHistory: return "請只查詢最近七天，或從「健康」讀取更早的資料。"
     case .motionQueryFailed: return "請稍後再試。"
