@@ -32,12 +32,15 @@ let package = Package(
     // Release benchmark of reading export.zip: the inflate pipeline against a bare zlib loop.
     .executableTarget(
       name: "zip-benchmark", dependencies: ["HealthExport", "CZlib"], path: "Benchmarks/ZipBenchmark"),
+    // What the benchmarks share: peak memory measured one way.
+    .target(name: "BenchmarkSupport", path: "Benchmarks/Support"),
     // Release benchmark of the engine alone (not part of the tests).
     .executableTarget(
-      name: "core-benchmark", dependencies: ["StepKitCore"], path: "Benchmarks/CoreBenchmark"),
+      name: "core-benchmark", dependencies: ["StepKitCore", "BenchmarkSupport"],
+      path: "Benchmarks/CoreBenchmark"),
     // Release benchmark of the export reader (Benchmarks/run-benchmarks.sh compares it with peers).
     .executableTarget(
-      name: "reader-benchmark", dependencies: ["HealthExport", "StepKitCore"],
+      name: "reader-benchmark", dependencies: ["HealthExport", "StepKitCore", "BenchmarkSupport"],
       path: "Benchmarks/ReaderBenchmark"),
 
     // Linux only: the subsets of HealthKit and CoreMotion the providers use,

@@ -3,8 +3,10 @@
 #
 #   ./run.sh TARGET SECONDS     e.g. ./run.sh FuzzZip 600
 #
-# Seeds come from corpus/<name>/ (FuzzZip -> corpus/zip); inputs libFuzzer finds
-# go to work/<name>/ and crashes to artifacts/<TARGET>/ (both git-ignored).
+# Seeds come from corpus/<name>/ (FuzzZip -> corpus/zip); FuzzXML also starts
+# from the real exports the tests use, stored once in
+# ../Tests/HealthExportTests/Fixtures. Inputs libFuzzer finds go to work/<name>/
+# and crashes to artifacts/<TARGET>/ (both git-ignored).
 # FUZZ_SCRATCH sets the build directory (default .build-fuzz), so several
 # people can fuzz from one checkout.
 #
@@ -22,7 +24,11 @@ SCRATCH=${FUZZ_SCRATCH:-.build-fuzz}
 
 swift build -c release --scratch-path "$SCRATCH" --product "$TARGET" --toolset "$PWD/toolset.json"
 
+SEEDS="corpus/$NAME"
+if [ "$NAME" = xml ]; then SEEDS="$SEEDS ../Tests/HealthExportTests/Fixtures"; fi
+
 mkdir -p "corpus/$NAME" "work/$NAME" "artifacts/$TARGET"
-exec "$SCRATCH/release/$TARGET" "work/$NAME" "corpus/$NAME" \
+# shellcheck disable=SC2086 # SEEDS is a list of folders without spaces.
+exec "$SCRATCH/release/$TARGET" "work/$NAME" $SEEDS \
   -max_total_time="$DURATION" -timeout=10 -rss_limit_mb=2048 \
   -artifact_prefix="artifacts/$TARGET/" -print_final_stats=1

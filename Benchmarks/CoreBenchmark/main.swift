@@ -5,30 +5,9 @@
 // Four sources over ten years, each writing time-ordered samples: an Apple
 // Watch and an iPhone that overlap most of the day, a third-party app, and a
 // few typed-in entries.
+import BenchmarkSupport
 import Foundation
 import StepKitCore
-
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
-func peakResidentBytes() -> Int {
-  #if os(Linux)
-    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) {
-      for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-        let kb = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
-        return kb * 1024
-      }
-    }
-    return 0
-  #else
-    var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
-    return Int(usage.ru_maxrss)
-  #endif
-}
 
 func seconds(_ body: () -> Void) -> Double {
   let start = DispatchTime.now().uptimeNanoseconds

@@ -7,31 +7,10 @@
 // seconds (end to end: open + read + tally), MB/s of XML, records/s and peak RSS.
 // `--check` adds a checksum (raw steps summed per local start date, what the peer
 // scripts print too); `--daily FILE` also writes those sums as `date,steps` lines.
+import BenchmarkSupport
 import Foundation
 import HealthExport
 import StepKitCore
-
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
-func peakResidentBytes() -> Int {
-  #if os(Linux)
-    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) {
-      for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-        let kb = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
-        return kb * 1024
-      }
-    }
-    return 0
-  #else
-    var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
-    return Int(usage.ru_maxrss)
-  #endif
-}
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 

@@ -18,6 +18,8 @@ struct GoldenCase: CustomTestStringConvertible, Sendable {
 struct EndToEndTests {
   static let fixture = "watch-and-phone.xml"
   static let demo = "../../../Sources/stepkit/Resources/demo-export.xml"
+  /// The real exports from public projects, stored once, with the reader's tests.
+  static let real = "../../HealthExportTests/Fixtures/"
 
   static let cases: [GoldenCase] = [
     // Formats.
@@ -60,19 +62,20 @@ struct EndToEndTests {
     GoldenCase(
       name: "steps-stdin-zip", arguments: ["steps", "-", "--format", "csv"], stdin: "localized-name.zip"),
     GoldenCase(
-      name: "steps-real-tdda", arguments: ["steps", "real/tdda-export6s3sample.xml", "--format", "csv"]),
+      name: "steps-real-tdda", arguments: ["steps", real + "tdda-export6s3sample.xml", "--format", "csv"]),
     GoldenCase(
-      name: "steps-real-hk2sqlite", arguments: ["steps", "real/hk2sqlite-export.xml", "--format", "table"]),
+      name: "steps-real-hk2sqlite", arguments: ["steps", real + "hk2sqlite-export.xml", "--format", "table"]),
     GoldenCase(
       name: "steps-real-hk2sqlite-zip-xml",
-      arguments: ["steps", "real/hk2sqlite-zip-export.xml", "--format", "json"]),
+      arguments: ["steps", real + "hk2sqlite-zip-export.xml", "--format", "json"]),
     // Sources.
     GoldenCase(name: "sources-table", arguments: ["sources", fixture, "--format", "table"]),
     GoldenCase(
       name: "sources-policy-all-csv", arguments: ["sources", fixture, "--policy", "all", "--format", "csv"]),
     GoldenCase(name: "sources-json", arguments: ["sources", fixture, "--format", "json", "--quiet"]),
     GoldenCase(
-      name: "sources-real-tdda", arguments: ["sources", "real/tdda-export6s3sample.xml", "--format", "table"]),
+      name: "sources-real-tdda",
+      arguments: ["sources", real + "tdda-export6s3sample.xml", "--format", "table"]),
     // The bundled demo.
     GoldenCase(name: "demo", arguments: []),
     GoldenCase(name: "demo-explicit", arguments: ["demo"]),

@@ -43,15 +43,20 @@ func sampleTally(_ options: CountingOptions = CountingOptions()) -> (SampleLog, 
 
 @Suite("Text formatting")
 struct TextFormattingTests {
-  @Test(arguments: [
-    (Int64(0), "0"), (999, "999"), (1000, "1,000"), (1_234_567, "1,234,567"), (-12_345, "-12,345"),
-  ])
+  @Test(
+    "step counts group thousands with commas, negatives included",
+    arguments: [
+      (Int64(0), "0"), (999, "999"), (1000, "1,000"), (1_234_567, "1,234,567"), (-12_345, "-12,345"),
+    ])
   func grouping(value: Int64, text: String) { #expect(TextFormatting.grouped(value) == text) }
 
-  @Test(arguments: [(Int64(0), "0.00"), (4, "0.00"), (5, "0.01"), (6512, "6.51"), (1_234_567, "1,234.57")])
+  @Test(
+    "metres print as kilometres rounded half up to two decimals",
+    arguments: [(Int64(0), "0.00"), (4, "0.00"), (5, "0.01"), (6512, "6.51"), (1_234_567, "1,234.57")])
   func kilometres(metres: Int64, text: String) { #expect(TextFormatting.kilometres(metres) == text) }
 
-  @Test func dateTimes() {
+  @Test("date-times carry their recorded offset, Z for UTC, milliseconds only when present")
+  func dateTimes() {
     let ms: EpochMilliseconds = 1_795_910_400_000
     #expect(TextFormatting.localDateTime(ms, offsetSeconds: 28_800) == "2026-11-29T08:00:00+08:00")
     #expect(TextFormatting.localDateTime(ms + 1500, offsetSeconds: 0) == "2026-11-29T00:00:01.500Z")
@@ -60,14 +65,16 @@ struct TextFormattingTests {
     #expect(TextFormatting.localDateTime(-1, offsetSeconds: 0) == "1969-12-31T23:59:59.999Z")
   }
 
-  @Test func displayWidth() {
+  @Test("display width counts wide CJK characters twice and combining marks not at all")
+  func displayWidth() {
     #expect(TextFormatting.displayWidth("Lena’s iPhone") == 13)
     #expect(TextFormatting.displayWidth("小米运动健康") == 12)
     #expect(TextFormatting.displayWidth("e\u{301}") == 1)
     #expect(TextFormatting.padRight("小米", 6) == "小米  ")
   }
 
-  @Test func columns() {
+  @Test("columns are padded to the widest cell, left or right aligned")
+  func columns() {
     let lines = TextFormatting.columns([["a", "1"], ["bbb", "22"]], rightAligned: [false, true])
     #expect(lines == ["a     1", "bbb  22"])
   }
@@ -186,10 +193,11 @@ struct StepChartTests {
     (100, [0, 20, 40, 60, 80, 100]),
   ]
 
-  @Test(arguments: tickCases)
+  @Test("axis ticks are round numbers covering the maximum, 1,000 for an empty chart", arguments: tickCases)
   func ticks(maximum: Int64, expected: [Int64]) { #expect(StepChart.ticks(maximum: maximum) == expected) }
 
-  @Test func sevenDayAverage() throws {
+  @Test("the 7-day average covers the days so far, then the last seven")
+  func sevenDayAverage() throws {
     let start = try #require(LocalDate("2026-11-01"))
     let days = (0..<9).map {
       StepChart.Day(

@@ -1,13 +1,5 @@
 import StepKitCore
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Maps the raw bytes of a record's `sourceName` and `device` attributes to
 /// the ``OriginID`` the log gave them, so that strings are built and device
 /// descriptions parsed once per distinct origin, not once per record.
@@ -89,11 +81,13 @@ struct OriginCache {
     }
     return keyBytes.withUnsafeBufferPointer { keys in
       guard let base = keys.baseAddress else { return source.isEmpty && (device?.isEmpty ?? true) }
-      if source.count > 0, memcmp(base + entry.keyStart, source.baseAddress!, source.count) != 0 {
+      if source.count > 0,
+        !Platform.bytesEqual(base + entry.keyStart, source.baseAddress!, count: source.count)
+      {
         return false
       }
       if let device, device.count > 0,
-        memcmp(base + entry.keyStart + source.count, device.baseAddress!, device.count) != 0
+        !Platform.bytesEqual(base + entry.keyStart + source.count, device.baseAddress!, count: device.count)
       {
         return false
       }

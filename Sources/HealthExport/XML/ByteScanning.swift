@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Byte-level search and counting loops the scanner's hot path is made of.
 ///
 /// The counting loops are written so the optimiser can vectorise them: a
@@ -15,7 +7,7 @@ enum ByteScanning {
   @inline(__always)
   static func find(_ byte: UInt8, in base: UnsafeMutablePointer<UInt8>, from: Int, to: Int) -> Int? {
     guard from < to else { return nil }
-    guard let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
+    guard let hit = Platform.firstByte(byte, in: base + from, count: to - from) else { return nil }
     return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
   }
 
@@ -138,7 +130,7 @@ enum ByteScanning {
   static func matches(_ base: UnsafePointer<UInt8>, at: Int, limit: Int, _ text: StaticString) -> Bool {
     let n = text.utf8CodeUnitCount
     guard limit - at >= n else { return false }
-    return memcmp(base + at, text.utf8Start, n) == 0
+    return Platform.bytesEqual(base + at, text.utf8Start, count: n)
   }
 
   /// Whether `byte` is XML white space.

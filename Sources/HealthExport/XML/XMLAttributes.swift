@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// One attribute of the current tag, as byte ranges in the scanner's buffer.
 struct XMLAttribute {
   var nameStart: Int
@@ -66,14 +58,14 @@ extension XMLScanner {
   @inline(__always)
   func attributeNameIs(_ attribute: XMLAttribute, _ name: StaticString) -> Bool {
     attribute.nameEnd - attribute.nameStart == name.utf8CodeUnitCount
-      && memcmp(buffer + attribute.nameStart, name.utf8Start, name.utf8CodeUnitCount) == 0
+      && Platform.bytesEqual(buffer + attribute.nameStart, name.utf8Start, count: name.utf8CodeUnitCount)
   }
 
   /// Whether the attribute's raw value is `value`.
   @inline(__always)
   func attributeValueIs(_ attribute: XMLAttribute, _ value: StaticString) -> Bool {
     attribute.valueEnd - attribute.valueStart == value.utf8CodeUnitCount
-      && memcmp(buffer + attribute.valueStart, value.utf8Start, value.utf8CodeUnitCount) == 0
+      && Platform.bytesEqual(buffer + attribute.valueStart, value.utf8Start, count: value.utf8CodeUnitCount)
   }
 
   /// The raw bytes of the attribute's value (valid until the next token).

@@ -1,13 +1,5 @@
 import StepKitCore
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// What ``XMLScanner/next()`` found.
 enum XMLToken {
   /// A start tag (or an empty-element tag, see ``XMLScanner/isSelfClosing``).
@@ -329,7 +321,8 @@ struct XMLScanner: ~Copyable {
     let topStart = depth > 1 ? stackEnds[depth - 2] : 0
     let topLength = stackEnds[depth - 1] - topStart
     let length = nameEnd - (lt + 2)
-    guard length == topLength, memcmp(buffer + lt + 2, stackBytes + topStart, length) == 0 else {
+    guard length == topLength, Platform.bytesEqual(buffer + lt + 2, stackBytes + topStart, count: length)
+    else {
       let expected = String(
         decoding: UnsafeBufferPointer(start: stackBytes + topStart, count: topLength), as: UTF8.self)
       throw malformed(at: lt, "end tag </\(text(lt + 2, nameEnd))> does not match <\(expected)>")
@@ -610,7 +603,7 @@ struct XMLScanner: ~Copyable {
   @inline(__always)
   func nameIs(_ name: StaticString) -> Bool {
     nameEnd - nameStart == name.utf8CodeUnitCount
-      && memcmp(buffer + nameStart, name.utf8Start, name.utf8CodeUnitCount) == 0
+      && Platform.bytesEqual(buffer + nameStart, name.utf8Start, count: name.utf8CodeUnitCount)
   }
 
   /// The current tag's name as a `String`.

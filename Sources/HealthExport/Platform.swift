@@ -1,3 +1,5 @@
+// The C library calls the reader makes, in one place: the scanner's byte search and
+// comparison, and the POSIX thread that inflates a zip entry.
 #if canImport(Darwin)
   import Darwin
 #elseif canImport(Glibc)
@@ -5,6 +7,21 @@
 #elseif canImport(Musl)
   import Musl
 #endif
+
+/// The C library's byte loops, for the scanner and the origin cache.
+enum Platform {
+  /// Whether the `count` bytes at `first` and `second` are the same (`memcmp`).
+  @inline(__always)
+  static func bytesEqual(_ first: UnsafeRawPointer, _ second: UnsafeRawPointer, count: Int) -> Bool {
+    memcmp(first, second, count) == 0
+  }
+
+  /// The first `byte` among the `count` bytes at `start` (`memchr`), or `nil`.
+  @inline(__always)
+  static func firstByte(_ byte: UInt8, in start: UnsafeRawPointer, count: Int) -> UnsafeMutableRawPointer? {
+    memchr(start, Int32(byte), count)
+  }
+}
 
 /// A POSIX thread that runs one closure and can be joined, so whoever stops a
 /// pipeline knows that the producer, and everything it held, is gone.

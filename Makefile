@@ -1,0 +1,40 @@
+# Builds the `stepkit` command in release mode and installs it onto the PATH.
+#
+#   make                              release build (swift build -c release)
+#   make install                      into /usr/local: bin/stepkit, lib/stepkit/
+#   make install PREFIX=$HOME/.local anywhere else (DESTDIR is honoured for packaging)
+#   make uninstall PREFIX=$HOME/.local
+#
+# The executable and its resource bundle (the demo export plain `stepkit` counts)
+# go to $(PREFIX)/lib/stepkit; $(PREFIX)/bin/stepkit is a link to it, because
+# the command finds the bundle next to the executable it resolves to.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib/stepkit
+SWIFT ?= swift
+
+.PHONY: all build install uninstall
+
+all: build
+
+build:
+	$(SWIFT) build -c release --product stepkit
+
+install: build
+	@bin="$$($(SWIFT) build -c release --show-bin-path)" && \
+	set -e && \
+	install -d "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(BINDIR)" && \
+	install -m 755 "$$bin/stepkit" "$(DESTDIR)$(LIBDIR)/stepkit" && \
+	for bundle in "$$bin"/StepKit_stepkit.resources "$$bin"/StepKit_stepkit.bundle; do \
+	  if [ -d "$$bundle" ]; then \
+	    rm -rf "$(DESTDIR)$(LIBDIR)/$${bundle##*/}" && \
+	    cp -R "$$bundle" "$(DESTDIR)$(LIBDIR)/"; \
+	  fi; \
+	done && \
+	ln -sf "$(LIBDIR)/stepkit" "$(DESTDIR)$(BINDIR)/stepkit" && \
+	echo "installed $(DESTDIR)$(BINDIR)/stepkit -> $(LIBDIR)/stepkit"
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/stepkit"
+	rm -rf "$(DESTDIR)$(LIBDIR)"
