@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+
+@testable import StepKitCore
+
+/// The rules of COUNTING.md "Inputs" that live in the core.
+@Suite("Input rules")
+struct InputRuleTests {
+  @Test(
+    "The rejection rule names the first thing wrong with a sample, or nothing",
+    arguments: [
+      // start, end, value, offset seconds, expected
+      (0, 1000, 5, 0, nil),
+      (1000, 1000, 5, 0, nil),
+      (1000, 999, 5, 0, .endBeforeStart),
+      (0, 1000, -1, 0, .negativeValue),
+      (0, 1000, .nan, 0, .nonFiniteValue),
+      (0, 1000, .infinity, 0, .nonFiniteValue),
+      (0, 1000, 5, 2047 * 60, nil),
+      (0, 1000, 5, -2048 * 60, .outOfRange),
+      // 32 bits of milliseconds (49.7 days), then whole seconds up to 136 years.
+      (0, Int64(UInt32.max), 5, 0, nil),
+      (0, Int64(UInt32.max) * 1000, 5, 0, nil),
+      (0, Int64(UInt32.max) * 1000 + 1000, 5, 0, .outOfRange),
+      // A difference that does not fit in 64 bits.
+      (Int64.min, Int64.max, 5, 0, .outOfRange),
+    ] as [(Int64, Int64, Double, Int, InvalidSample.Reason?)])
+  func rejection(start: Int64, end: Int64, value: Double, offset: Int, expected: InvalidSample.Reason?) {
+    #expect(
+      SampleLog.rejection(startMs: start, endMs: end, value: value, utcOffsetSeconds: offset) == expected)
+    // The log applies exactly that rule.
+    var log = SampleLog()
+    let origin = log.origin(source: "A", device: nil)!
+    let stored = log.append(
+      kind: .steps, startMs: start, endMs: end, value: value, utcOffsetSeconds: offset, origin: origin,
+      userEntered: false)
+    #expect(stored == (expected == nil))
+    #expect(log.invalid.examples.map(\.reason) == (expected.map { [$0] } ?? []))
+  }
+}
