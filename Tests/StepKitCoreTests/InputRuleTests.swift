@@ -3,7 +3,8 @@ import Testing
 
 @testable import StepKitCore
 
-/// The rules of COUNTING.md "Inputs" that live in the core.
+/// The rules of COUNTING.md "Inputs" that live in the core: which samples are
+/// invalid, and civil dates.
 @Suite("Input rules")
 struct InputRuleTests {
   @Test(
@@ -36,5 +37,25 @@ struct InputRuleTests {
       userEntered: false)
     #expect(stored == (expected == nil))
     #expect(log.invalid.examples.map(\.reason) == (expected.map { [$0] } ?? []))
+  }
+
+  @Test(
+    "Civil dates count days from 1970 both ways",
+    arguments: [
+      (1970, 1, 1, 0), (1969, 12, 31, -1), (2000, 3, 1, 11_017), (2024, 2, 29, 19_782),
+      (1600, 1, 1, -135_140),
+    ])
+  func civilDays(year: Int, month: Int, day: Int, days: Int) {
+    #expect(LocalDate.daysSinceEpoch(year: year, month: month, day: day) == days)
+    #expect(LocalDate(daysSinceEpoch: days) == LocalDate(year: year, month: month, day: day))
+  }
+
+  @Test("Month lengths follow the Gregorian leap rule")
+  func monthLengths() {
+    #expect(LocalDate.daysIn(month: 2, year: 2024) == 29)
+    #expect(LocalDate.daysIn(month: 2, year: 1900) == 28)
+    #expect(LocalDate.daysIn(month: 2, year: 2000) == 29)
+    #expect(LocalDate.daysIn(month: 4, year: 2023) == 30)
+    #expect(LocalDate.daysIn(month: 12, year: 2023) == 31)
   }
 }

@@ -1,3 +1,5 @@
+import StepKitCore
+
 /// Parses the export's date format, `yyyy-MM-dd HH:mm:ss ±HHMM`, straight
 /// from bytes (no `DateFormatter`, no `String`).
 enum ExportDateParser {
@@ -36,12 +38,12 @@ enum ExportDateParser {
     } else {
       offsetMinutes = digit(23) * 10 + digit(24)
     }
-    guard year >= 0, month >= 1, month <= 12, day >= 1, day <= daysInMonth(year, month),
+    guard year >= 0, month >= 1, month <= 12, day >= 1, day <= LocalDate.daysIn(month: month, year: year),
       hour >= 0, hour <= 23, minute >= 0, minute <= 59, second >= 0, second <= 60,
       offsetHours >= 0, offsetHours <= 23, offsetMinutes >= 0, offsetMinutes <= 59
     else { return nil }
     let offset = (sign == 45 ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60)
-    let days = daysFromCivil(year, month, day)
+    let days = LocalDate.daysSinceEpoch(year: year, month: month, day: day)
     let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset)
     return Parsed(epochMilliseconds: seconds * 1000, utcOffsetSeconds: offset)
   }
@@ -50,26 +52,5 @@ enum ExportDateParser {
   static func parse(_ text: String) -> Parsed? {
     var copy = text
     return copy.withUTF8 { parse($0) }
-  }
-
-  @inline(__always)
-  static func daysInMonth(_ year: Int, _ month: Int) -> Int {
-    switch month {
-    case 2: return (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
-    case 4, 6, 9, 11: return 30
-    default: return 31
-    }
-  }
-
-  /// Days since 1970-01-01 of a proleptic Gregorian date.
-  @inline(__always)
-  static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let monthIndex = month > 2 ? month - 3 : month + 9
-    let dayOfYear = (153 * monthIndex + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
   }
 }
