@@ -4,7 +4,7 @@ import Testing
 @testable import StepKitCore
 
 /// The rules of COUNTING.md "Inputs" that live in the core: which samples are
-/// invalid, and civil dates.
+/// invalid, civil dates, and length units.
 @Suite("Input rules")
 struct InputRuleTests {
   @Test(
@@ -57,5 +57,17 @@ struct InputRuleTests {
     #expect(LocalDate.daysIn(month: 2, year: 2000) == 29)
     #expect(LocalDate.daysIn(month: 4, year: 2023) == 30)
     #expect(LocalDate.daysIn(month: 12, year: 2023) == 31)
+  }
+
+  @Test(
+    "Unit bytes and unit strings give the same factors",
+    arguments: [
+      ("m", 1), ("km", 1000), ("cm", 0.01), ("mm", 0.001), ("mi", 1609.344), ("ft", 0.3048), ("yd", 0.9144),
+      ("in", 0.0254), ("kcal", nil), ("", nil), ("M", nil), ("kmh", nil),
+    ] as [(String, Double?)])
+  func unitFactors(unit: String, metres: Double?) {
+    #expect(LengthUnit.metresPerUnit(unit) == metres)
+    var text = unit
+    #expect(text.withUTF8 { LengthUnit.metresPerUnit(utf8: $0) } == metres)
   }
 }

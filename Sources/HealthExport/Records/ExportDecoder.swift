@@ -231,19 +231,14 @@ struct ExportDecoder: ~Copyable {
     }
     if kind == .distance {
       guard let unit else { return invalid(.missingAttribute("unit")) }
-      let factor: Double
-      if scanner.attributeValueIs(unit, "km") {
-        factor = 1000
-      } else if scanner.attributeValueIs(unit, "mi") {
-        factor = 1609.344
-      } else if scanner.attributeValueIs(unit, "m") {
-        factor = 1
+      if let factor = LengthUnit.metresPerUnit(utf8: scanner.rawValue(unit)) {
+        number *= factor
       } else {
+        // Entities in a unit name are possible, if never seen: decode and look again.
         let name = try scanner.decodedValue(unit)
-        guard let known = LengthUnit.metresPerUnit(name) else { return invalid(.unknownUnit(name)) }
-        factor = known
+        guard let factor = LengthUnit.metresPerUnit(name) else { return invalid(.unknownUnit(name)) }
+        number *= factor
       }
-      number *= factor
     }
     let rawSource = scanner.rawValue(source)
     let rawDevice = device.map { scanner.rawValue($0) }
