@@ -49,6 +49,8 @@ struct ExportDecoder: ~Copyable {
     var location: SourceLocation?
   }
 
+  /// The export date: a sample that starts later comes from a wrong clock.
+  private var exportedAtMs: Int64?
   private var pendingSample: PendingSample?
   private var pendingRecord: ExportRecord?
 
@@ -147,6 +149,7 @@ struct ExportDecoder: ~Copyable {
       if let parsed = ExportDateParser.parse(text) {
         info.exportedAt = Date(epochMilliseconds: parsed.epochMilliseconds)
         info.exportUTCOffsetSeconds = parsed.utcOffsetSeconds
+        exportedAtMs = parsed.epochMilliseconds
       }
     }
   }
@@ -199,24 +202,35 @@ struct ExportDecoder: ~Copyable {
   private mutating func decodeSample(kind: QuantityKind, from start: Int) throws {
     info.stepAndDistanceRecords += 1
     var cursor = start
-    var source: XMLAttribute?
+    var sourceName: XMLAttribute?
+    var legacySource: XMLAttribute?
     var device: XMLAttribute?
     var unit: XMLAttribute?
     var value: XMLAttribute?
     var startDate: XMLAttribute?
     var endDate: XMLAttribute?
+    var userEntered = false
     while let attribute = try scanner.nextAttribute(&cursor) {
+      if attribute.nameHasSpaces {
+        // iOS 8 wrote third-party metadata as attributes named with spaces.
+        info.malformedAttributes += 1
+        continue
+      }
       switch attribute.nameEnd - attribute.nameStart {
       case 4 where scanner.attributeNameIs(attribute, "unit"): unit = attribute
       case 5 where scanner.attributeNameIs(attribute, "value"): value = attribute
       case 6 where scanner.attributeNameIs(attribute, "device"): device = attribute
+      case 6 where scanner.attributeNameIs(attribute, "source"): legacySource = attribute
       case 7 where scanner.attributeNameIs(attribute, "endDate"): endDate = attribute
       case 9 where scanner.attributeNameIs(attribute, "startDate"): startDate = attribute
-      case 10 where scanner.attributeNameIs(attribute, "sourceName"): source = attribute
+      case 10 where scanner.attributeNameIs(attribute, "sourceName"): sourceName = attribute
+      case 16 where scanner.attributeNameIs(attribute, "HKWasUserEntered"):
+        // iOS 8 and 9 wrote the flag as an attribute rather than a MetadataEntry.
+        userEntered = try userEnteredValue(attribute)
       default: break
       }
     }
-    guard let source else { return invalid(.missingAttribute("sourceName")) }
+    guard let source = sourceName ?? legacySource else { return invalid(.missingAttribute("sourceName")) }
     guard let startDate else { return invalid(.missingAttribute("startDate")) }
     guard let endDate else { return invalid(.missingAttribute("endDate")) }
     guard let value else { return invalid(.missingAttribute("value")) }
@@ -228,6 +242,9 @@ struct ExportDecoder: ~Copyable {
     }
     guard var number = DecimalParser.parse(scanner.rawValue(value)) else {
       return invalid(.unparsableValue(try scanner.decodedValue(value)))
+    }
+    if let exportedAtMs, start.epochMilliseconds > exportedAtMs {
+      return invalid(.startsAfterExport)
     }
     if kind == .distance {
       guard let unit else { return invalid(.missingAttribute("unit")) }
@@ -269,7 +286,7 @@ struct ExportDecoder: ~Copyable {
         utcOffsetSeconds: start.utcOffsetSeconds) != nil
     let sample = PendingSample(
       kind: kind, startMs: start.epochMilliseconds, endMs: end.epochMilliseconds, value: number,
-      utcOffsetSeconds: start.utcOffsetSeconds, origin: origin, userEntered: false,
+      utcOffsetSeconds: start.utcOffsetSeconds, origin: origin, userEntered: userEntered,
       // Only a sample the log turns away needs its location, and finding one costs.
       location: rejected ? scanner.location(at: scanner.tagStart) : nil)
     if scanner.isSelfClosing {
