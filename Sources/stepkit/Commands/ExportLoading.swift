@@ -36,6 +36,11 @@ enum ExportLoading {
       bar?.finish()
       throw .output("\(argument): \(error.localizedDescription)")
     }
+    // Nothing to count is not an empty success (COUNTING.md, Inputs).
+    if info.stepAndDistanceRecords > 0, info.invalidRecords == info.stepAndDistanceRecords {
+      throw .export(
+        .noValidRecords(file: info.fileName, count: info.invalidRecords, examples: log.invalid.examples))
+    }
     if !quiet, let note = quirkNote(info) { console.error(note) }
     return (log, info)
   }
