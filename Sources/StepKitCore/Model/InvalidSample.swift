@@ -67,7 +67,7 @@ public struct InvalidSample: Hashable, Sendable, CustomStringConvertible {
       case .unknownUnit(let unit): return "unit '\(unit)' is not a length"
       case .missingAttribute(let name): return "missing attribute '\(name)'"
       case .outOfRange: return "date or offset out of range"
-      case .startsAfterExport: return "starts after the export date (a wrong device clock)"
+      case .startsAfterExport: return "starts after the export date, a wrong device clock"
       }
     }
   }
