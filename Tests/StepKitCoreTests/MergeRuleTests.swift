@@ -29,7 +29,7 @@ struct MergeRuleTests {
       F.steps("2026-05-01 11:00", "2026-05-01 11:10", 200, source: "iPhone", device: F.phone),
     ]
     let log = SampleLog(samples)
-    #expect(log.sourceClasses == [.typedIn, .iPhone])
+    #expect(log.sourceClasses(for: .steps) == [.typedIn, .iPhone])
     let health = log.tally(CountingOptions(policy: .health)).total
     #expect(health.steps == 700)
     #expect(health.manualSteps == 3000)

@@ -56,7 +56,7 @@ extension SampleLog {
   ///   included), a row per source, and the invalid-sample report.
   public func tally(_ options: CountingOptions) -> Tally {
     let resolved = ResolvedRanking(log: self, ranking: options.ranking)
-    let sourceCount = resolved.rankOfSource.count
+    let sourceCount = resolved.sourceCount
     let geometry = BucketGeometry(unit: options.unit)
 
     // The buckets --from and --to fix (the last hour of the `to` day for hours).
@@ -93,10 +93,15 @@ extension SampleLog {
     var splitter = BucketSplitter(geometry: geometry, zone: zone)
     var rows = (0..<sourceCount).map { source in
       Tally.SourceRow(
-        name: sourceFacts[source].name, sourceClass: resolved.classes[source],
-        rank: resolved.rankOfSource[source] + 1,
-        isCounted: options.policy.admits(userEntered: false, sourceClass: resolved.classes[source])
-          || options.policy.admits(userEntered: true, sourceClass: resolved.classes[source]),
+        name: sourceFacts[source].name, sourceClass: resolved.steps.classes[source],
+        distanceSourceClass: resolved.distance.classes[source],
+        rank: resolved.steps.rankOfSource[source] + 1,
+        distanceRank: resolved.distance.rankOfSource[source] + 1,
+        isCounted: QuantityKind.allCases.contains { kind in
+          [false, true].contains {
+            options.policy.admits(userEntered: $0, sourceClass: resolved[kind].classes[source])
+          }
+        },
         deviceModels: [])
     }
     var models = [Set<String>](repeating: [], count: sourceCount)
@@ -141,7 +146,8 @@ extension SampleLog {
     // Merged pass.
     var counted = options.recordsCountedValues ? [Double](repeating: 0, count: packed.count) : []
     let breakdown = options.includesSourceBreakdown
-    let rankOfSource = resolved.rankOfSource
+    // Breakdowns are in the order of Tally.sources: by step rank.
+    let position = resolved.steps.rankOfSource
     mergePieces(policy: options.policy, resolved: resolved) { piece in
       let kind = piece.kind
       let source = piece.sourceIndex
@@ -158,7 +164,7 @@ extension SampleLog {
           sums.slots[slot].distance += part
         }
         if breakdown {
-          sums.slots[slot].bySource[2 * rankOfSource[source] + Int(kind.rawValue)] += part
+          sums.slots[slot].bySource[2 * position[source] + Int(kind.rawValue)] += part
         }
       }
       if kind == .steps {
@@ -222,7 +228,7 @@ extension SampleLog {
         rows[source].lastEnd = Date(epochMilliseconds: lastEnd[source])
       }
     }
-    let orderedRows = resolved.sourceOfRank.map { rows[$0] }
+    let orderedRows = resolved.steps.sourceOfRank.map { rows[$0] }
     return Tally(
       options: options, buckets: buckets, sources: orderedRows, invalid: invalid,
       countedValues: counted)

@@ -116,7 +116,7 @@ final class SQLiteWriter {
     for row in tally.sources {
       sqlite3_bind_int64(sourceInsert, 1, Int64(row.rank))
       bind(sourceInsert, 2, row.name)
-      bind(sourceInsert, 3, row.sourceClass.description)
+      bind(sourceInsert, 3, row.classLabel)
       sqlite3_bind_int64(sourceInsert, 4, row.isCounted ? 1 : 0)
       bind(sourceInsert, 5, row.deviceModels.joined(separator: " "))
       sqlite3_bind_int64(sourceInsert, 6, Int64(row.stepSamples))
