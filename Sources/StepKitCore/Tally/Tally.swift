@@ -49,11 +49,8 @@ public struct Tally: Sendable {
       case .day, .week: return firstDay.description
       case .month: return "\(LocalDate.pad(firstDay.year, 4))-\(LocalDate.pad(firstDay.month, 2))"
       case .hour:
-        let offset = utcOffsetSeconds ?? 0
-        let sign = offset < 0 ? "-" : "+"
-        let minutes = abs(offset) / 60
-        return "\(firstDay)T\(LocalDate.pad(hour ?? 0, 2)):00\(sign)"
-          + "\(LocalDate.pad(minutes / 60, 2)):\(LocalDate.pad(minutes % 60, 2))"
+        let offset = UTCOffsetText.iso8601(utcOffsetSeconds ?? 0, zero: .numeric)
+        return "\(firstDay)T\(LocalDate.pad(hour ?? 0, 2)):00\(offset)"
       }
     }
   }
