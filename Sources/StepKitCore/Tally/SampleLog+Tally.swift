@@ -196,6 +196,9 @@ extension SampleLog {
     let breakdown = options.includesSourceBreakdown
     // Breakdowns are in the order of Tally.sources: by step rank.
     let position = resolved.steps.rankOfSource
+    // The same shape as the raw pass, on purpose: each pass sums different
+    // fields in its own hot loop, and sharing one closure would cost a branch
+    // per piece.
     mergePieces(policy: options.policy, resolved: resolved) { piece in
       let kind = piece.kind
       let source = piece.sourceIndex
