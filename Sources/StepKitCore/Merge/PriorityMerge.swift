@@ -131,11 +131,12 @@ extension SampleLog {
               var pieceStart = start
               var next = firstOpen
               while next < covered.count && covered[next].start < end {
-                let gap = covered[next]
-                if gap.start > pieceStart {
-                  emit(pieceStart, gap.start, Double(gap.start - pieceStart) * valuePerMs)
+                // The stretch before this covered interval is uncovered.
+                let cover = covered[next]
+                if cover.start > pieceStart {
+                  emit(pieceStart, cover.start, Double(cover.start - pieceStart) * valuePerMs)
                 }
-                pieceStart = max(pieceStart, gap.end)
+                pieceStart = max(pieceStart, cover.end)
                 if pieceStart >= end { break }
                 next += 1
               }
