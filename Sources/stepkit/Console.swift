@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a command writes: data to standard output, messages to standard error.
 struct Console: Sendable {
   /// Writes data (the table, csv, json).
@@ -11,14 +13,54 @@ struct Console: Sendable {
   /// Whether the user's locale asks for Chinese messages (`LC_ALL`,
   /// `LC_MESSAGES` or `LANG` starting with `zh`).
   var prefersChinese = false
+  /// Why writing data stopped, if it did: asked once the command has run.
+  var outputFailure: @Sendable () -> OutputFailure? = { nil }
 
   /// The process's standard output and standard error.
   static var standard: Console {
-    Console(
-      output: { Platform.writeStandardOutput($0) },
+    let output = StandardOutput()
+    return Console(
+      output: { output.write($0) },
       error: { Platform.writeStandardError($0) },
       outputIsTerminal: Platform.standardOutputIsTerminal,
       errorIsTerminal: Platform.standardErrorIsTerminal,
-      prefersChinese: Platform.messagesLocale.hasPrefix("zh"))
+      prefersChinese: Platform.messagesLocale.hasPrefix("zh"),
+      outputFailure: { output.failure })
+  }
+}
+
+/// Why standard output took no more data.
+enum OutputFailure: Equatable, Sendable {
+  /// The reader went away (`stepkit … | head`): not an error, nothing to say.
+  case closedPipe
+  /// Writing failed (`No space left on device`, `Input/output error`): exit 1.
+  case failed(Platform.FileError)
+}
+
+/// Standard output that remembers its first write error and writes nothing after it.
+///
+/// A full disk (`ENOSPC`) or a failing device (`EIO`) must not end in exit 0
+/// with a cut file, so the error is kept for the command to report; a closed
+/// pipe is kept too, and stays quiet.
+final class StandardOutput: @unchecked Sendable {
+  private let lock = NSLock()
+  private var firstFailure: OutputFailure?
+
+  /// The first failure, if writing failed.
+  var failure: OutputFailure? {
+    lock.lock()
+    defer { lock.unlock() }
+    return firstFailure
+  }
+
+  /// Writes all of `text`, unless an earlier write failed.
+  func write(_ text: String) {
+    lock.lock()
+    defer { lock.unlock() }
+    guard firstFailure == nil else { return }
+    var text = text
+    guard let code = text.withUTF8({ Platform.writeAll(1, UnsafeRawBufferPointer($0)) }) else { return }
+    let error = Platform.FileError(code)
+    firstFailure = error.isBrokenPipe ? .closedPipe : .failed(error)
   }
 }

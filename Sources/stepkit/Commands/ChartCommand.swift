@@ -46,6 +46,11 @@ struct ChartCommand: Subcommand {
   }
 
   func run(_ console: Console) throws(CommandError) {
+    do throws(OutputFileError) {
+      try FileReplacement.checkTarget(outputPath)
+    } catch {
+      throw .output(error.description)
+    }
     let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
     let tally = log.tally(settings.counting)
     if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
@@ -68,10 +73,10 @@ struct ChartCommand: Subcommand {
     } else {
       text = StepChart.svg(days, title: title)
     }
-    do {
-      try Data(text.utf8).write(to: URL(fileURLWithPath: outputPath))
+    do throws(OutputFileError) {
+      try FileReplacement.write(text, to: outputPath)
     } catch {
-      throw .output("cannot write \(outputPath): \(error.localizedDescription)")
+      throw .output(error.description)
     }
     if !settings.quiet { console.error("stepkit: wrote \(outputPath) (\(days.count) days)\n") }
   }

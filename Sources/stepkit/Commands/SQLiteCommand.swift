@@ -8,7 +8,8 @@ struct SQLiteCommand: Subcommand {
   static let discussion = """
     Usage: stepkit sqlite EXPORT OUT.db [options]
 
-    Writes three tables (an existing OUT.db is replaced):
+    Writes three tables (an existing OUT.db is replaced once the new one is
+    complete; after a failure it is left as it was):
       days     date, steps, distance_m, raw_steps, manual_steps (as --format csv)
       sources  rank, name, class, counted, device_models, sample counts, raw,
                counted and manual steps, distances, first_start, last_end
@@ -42,12 +43,18 @@ struct SQLiteCommand: Subcommand {
   }
 
   func run(_ console: Console) throws(CommandError) {
+    do throws(OutputFileError) {
+      try FileReplacement.checkTarget(databasePath)
+    } catch {
+      throw .output(error.description)
+    }
     let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
     let tally = log.tally(settings.counting)
     if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
-    do {
-      let writer = try SQLiteWriter(path: databasePath)
+    do throws(OutputFileError) {
+      let writer = try SQLiteWriter(replacing: databasePath)
       try writer.write(tally, log: log)
+      try writer.commit()
     } catch {
       throw .output(error.description)
     }
