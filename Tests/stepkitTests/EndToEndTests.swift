@@ -107,6 +107,33 @@ struct EndToEndTests {
     GoldenCase(name: "error-truncated", arguments: ["steps", "truncated.xml"], exitCode: 1),
     GoldenCase(name: "error-malformed", arguments: ["steps", "malformed.xml"], exitCode: 1),
     GoldenCase(name: "error-not-a-zip", arguments: ["steps", "not-a-zip.zip"], exitCode: 1),
+    // Several exports in one run.
+    GoldenCase(
+      name: "cohort-two-exports-csv",
+      arguments: ["steps", fixture, "real/tdda-export6s3sample.xml", "--format", "csv", "-q"]),
+    GoldenCase(
+      name: "cohort-two-exports-json",
+      arguments: ["steps", "real/hk2sqlite-export.xml", "real/tdda-export6s3sample.xml", "--format", "json"]),
+    GoldenCase(
+      name: "cohort-two-exports-table",
+      arguments: ["steps", fixture, "real/tdda-export6s3sample.xml", "--format", "table", "-q"]),
+    GoldenCase(
+      name: "cohort-sources-csv",
+      arguments: ["sources", fixture, "real/tdda-export6s3sample.xml", "--format", "csv", "-q"]),
+    GoldenCase(
+      name: "cohort-folder-with-broken-export", arguments: ["steps", "cohort", "--format", "csv"],
+      exitCode: 1,
+      reportsOnStandardOutput: true),
+    GoldenCase(
+      name: "cohort-folder-with-broken-export-json",
+      arguments: ["sources", "cohort", "--format", "json", "-q"],
+      exitCode: 1, reportsOnStandardOutput: true),
+    GoldenCase(
+      name: "cohort-id-from-parent",
+      arguments: ["steps", "participants", "--id-from", "parent", "--by", "month", "--format", "csv", "-q"]),
+    GoldenCase(name: "error-cohort-same-ids", arguments: ["steps", "participants"], exitCode: 2),
+    GoldenCase(name: "error-cohort-stdin", arguments: ["steps", "-", fixture], exitCode: 2),
+    GoldenCase(name: "error-bad-jobs", arguments: ["steps", "cohort", "--jobs", "0"], exitCode: 2),
     // doctor: an app target that has everything, one missing keys, and a bad path.
     GoldenCase(name: "doctor-ready", arguments: ["doctor", "doctor/ready"]),
     GoldenCase(

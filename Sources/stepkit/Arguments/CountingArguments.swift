@@ -14,13 +14,38 @@ enum OutputFormat: String, CaseIterable, Sendable {
 struct CountingArguments: Sendable {
   /// Options for the engine.
   var counting: CountingOptions
-  /// The export to read: a path, or `-` for standard input.
-  var export: String
+  /// The exports to read, as given: paths, folders of exports, or `-` for standard input.
+  var exports: [String]
+  /// How many exports are read at once (`--jobs`).
+  var jobs: Int
+  /// Where a cohort's export ids come from (`--id-from`).
+  var idRule: ExportIDRule
   /// Whether `--quiet` silences progress and notes on standard error.
   var quiet: Bool
 
+  /// The first export: the one a single-export run reads.
+  var export: String { exports.first ?? "-" }
+
+  /// The one export of `chart`.
   static let exportArgument = ArgumentSpec.Positional(
     "EXPORT", help: "an export.zip, an export.xml, or - for standard input")
+
+  /// The exports of `steps`, `sources` and `sqlite`.
+  static let exportsArgument = ArgumentSpec.Positional(
+    "EXPORT",
+    help: "an export.zip, an export.xml, - for standard input, or several of them or folders of them",
+    repeated: true)
+
+  static let cohortOptions: [ArgumentSpec.Option] = [
+    .init(
+      "jobs", short: "j", value: "N",
+      help: "With several exports, how many to read at once (default: one per core)."),
+    .init(
+      "id-from", value: "name|parent",
+      help:
+        "With several exports, the export id: the file name without extension (default) or its folder's name."
+    ),
+  ]
 
   static let rangeOptions: [ArgumentSpec.Option] = [
     .init("from", value: "YYYY-MM-DD", help: "First local day to report (default: the first with data)."),
@@ -49,8 +74,9 @@ struct CountingArguments: Sendable {
   /// - Parameters:
   ///   - parsed: The parsed command line.
   ///   - unit: The bucket unit, when the command fixes it; otherwise `--by` is read.
+  ///   - trailingPositionals: How many positionals after the exports are the command's own (`OUT.db`).
   /// - Throws: ``UsageError`` for a bad value.
-  init(_ parsed: ParsedArguments, unit: BucketUnit? = nil) throws(UsageError) {
+  init(_ parsed: ParsedArguments, unit: BucketUnit? = nil, trailingPositionals: Int = 0) throws(UsageError) {
     var options = CountingOptions()
     if let text = parsed.value("from") { options.from = try Self.date(text, option: "from") }
     if let text = parsed.value("to") { options.to = try Self.date(text, option: "to") }
@@ -86,7 +112,26 @@ struct CountingArguments: Sendable {
       options.ranking = SourceRanking(explicitOrder: names)
     }
     self.counting = options
-    self.export = parsed.positionals.first ?? "-"
+    self.exports = Array(parsed.positionals.dropLast(trailingPositionals))
+    if exports.isEmpty { exports = ["-"] }
+    if exports.count > 1, exports.contains("-") {
+      throw UsageError("- (standard input) can only be read alone, not with other exports")
+    }
+    self.jobs = Platform.processorCount
+    if let text = parsed.value("jobs") {
+      guard let value = Int(text), value > 0 else {
+        throw UsageError(
+          "invalid --jobs '\(text)': expected a whole number of exports to read at once, 1 or more")
+      }
+      self.jobs = value
+    }
+    self.idRule = .name
+    if let text = parsed.value("id-from") {
+      guard let value = ExportIDRule(rawValue: text) else {
+        throw UsageError("invalid --id-from '\(text)': expected name or parent")
+      }
+      self.idRule = value
+    }
     self.quiet = parsed.has("quiet")
   }
 

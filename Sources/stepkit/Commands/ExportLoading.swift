@@ -20,20 +20,30 @@ enum ExportLoading {
   static func load(_ argument: String, quiet: Bool, console: Console) throws(CommandError) -> (
     SampleLog, ExportInfo
   ) {
-    var log = SampleLog()
     let bar: ProgressBar? = quiet || !console.errorIsTerminal ? nil : ProgressBar(write: console.error)
-    let progress: (@Sendable (ExportProgress) -> Void)? = bar.map { bar in
-      { @Sendable report in bar.update(bytesRead: report.bytesRead, totalBytes: report.totalBytes) }
-    }
+    defer { bar?.finish() }
+    return try read(
+      argument,
+      progress: bar.map { bar in
+        { @Sendable report in bar.update(bytesRead: report.bytesRead, totalBytes: report.totalBytes) }
+      })
+  }
+
+  /// Reads `argument`'s export, reporting progress to `progress`.
+  ///
+  /// - Throws: ``CommandError/export(_:)``.
+  static func read(_ argument: String, progress: (@Sendable (ExportProgress) -> Void)?) throws(CommandError)
+    -> (
+      SampleLog, ExportInfo
+    )
+  {
+    var log = SampleLog()
     do {
       let info = try ExportReader.read(input(for: argument), into: &log, progress: progress)
-      bar?.finish()
       return (log, info)
     } catch let error as HealthExportError {
-      bar?.finish()
       throw .export(error)
     } catch {
-      bar?.finish()
       throw .output("\(argument): \(error.localizedDescription)")
     }
   }

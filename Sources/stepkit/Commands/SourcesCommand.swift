@@ -18,6 +18,10 @@ struct SourcesCommand: Subcommand {
       stepkit sources export.zip
       stepkit sources export.zip --policy all
       stepkit sources export.zip --priority "Pedometer++" --format csv
+      stepkit sources cohort/ --format csv > sources.csv
+
+    Several exports, or a folder of them, are read in parallel as with
+    `stepkit steps`; each row then starts with the export's id.
     """
 
   static let arguments = ArgumentSpec(
@@ -25,9 +29,9 @@ struct SourcesCommand: Subcommand {
       .init(
         "format", value: "table|csv|json",
         help: "Output format (default: table on a terminal, csv otherwise).")
-    ],
+    ] + CountingArguments.cohortOptions,
     flags: [CountingArguments.quietFlag],
-    positionals: [CountingArguments.exportArgument])
+    positionals: [CountingArguments.exportsArgument])
 
   var settings: CountingArguments
   var format: OutputFormat
@@ -38,6 +42,8 @@ struct SourcesCommand: Subcommand {
   }
 
   func run(_ console: Console) throws(CommandError) {
+    let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    guard !isCohort else { return try runCohort(members, console: console) }
     let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
     let tally = log.tally(settings.counting)
     if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
@@ -46,5 +52,34 @@ struct SourcesCommand: Subcommand {
     case .csv: console.output(CSVFormatter.sources(tally))
     case .json: console.output(JSONFormatter.sources(tally, export: settings.export))
     }
+  }
+
+  /// Several exports: rows with the export id, in the members' order.
+  private func runCohort(_ members: [CohortMember], console: Console) throws(CommandError) {
+    switch format {
+    case .csv: console.output(CSVFormatter.cohortSourcesHeader + "\n")
+    case .json: console.output(JSONFormatter.cohortStart(settings.counting, idRule: settings.idRule))
+    case .table: break
+    }
+    var isFirst = true
+    let allRead = try Cohort.run(members, settings: settings, keepsSamples: false, console: console) {
+      member, outcome in
+      defer { isFirst = false }
+      switch format {
+      case .csv:
+        if case .counted(let tally, _, _) = outcome {
+          console.output(CSVFormatter.sources(tally, export: member.id))
+        }
+      case .json:
+        console.output((isFirst ? "" : ",\n") + JSONFormatter.cohortExport(member, outcome, days: false))
+      case .table:
+        if case .counted(let tally, _, _) = outcome {
+          console.output(
+            (isFirst ? "" : "\n") + TableFormatter.heading(member) + TableFormatter.sources(tally))
+        }
+      }
+    }
+    if format == .json { console.output(JSONFormatter.cohortEnd) }
+    if !allRead { throw .checkFailed }
   }
 }

@@ -21,6 +21,15 @@ struct StepsCommand: Subcommand {
       stepkit steps export.zip --policy device --format json
       stepkit steps export.zip --priority "Ada's Apple Watch,Pedometer++"
       unzip -p export.zip apple_health_export/export.xml | stepkit steps - --format csv
+      stepkit steps cohort/ --format csv > cohort.csv
+      stepkit steps participants/ --id-from parent --jobs 4 --format csv > cohort.csv
+
+    Several exports, or a folder of them (searched for .zip and .xml files),
+    are read in parallel, --jobs at a time. Each row then starts with an
+    export column, the export's id, and rows follow the order of the
+    arguments (a folder's exports sorted by path), however the reading is
+    scheduled. An export that cannot be read is reported on standard error,
+    listed at the end, and makes the exit code 1; the others are printed.
     """
 
   static let arguments = ArgumentSpec(
@@ -30,9 +39,9 @@ struct StepsCommand: Subcommand {
       .init(
         "format", value: "table|csv|json",
         help: "Output format (default: table on a terminal, csv otherwise).")
-    ],
+    ] + CountingArguments.cohortOptions,
     flags: [CountingArguments.quietFlag],
-    positionals: [CountingArguments.exportArgument])
+    positionals: [CountingArguments.exportsArgument])
 
   var settings: CountingArguments
   var format: OutputFormat
@@ -43,6 +52,8 @@ struct StepsCommand: Subcommand {
   }
 
   func run(_ console: Console) throws(CommandError) {
+    let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    guard !isCohort else { return try runCohort(members, console: console) }
     let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
     let tally = log.tally(settings.counting)
     if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
@@ -50,6 +61,34 @@ struct StepsCommand: Subcommand {
       console.error(note)
     }
     console.output(Self.render(tally, format: format, export: settings.export))
+  }
+
+  /// Several exports: rows with the export id, in the members' order.
+  private func runCohort(_ members: [CohortMember], console: Console) throws(CommandError) {
+    switch format {
+    case .csv: console.output(CSVFormatter.cohortHeader + "\n")
+    case .json: console.output(JSONFormatter.cohortStart(settings.counting, idRule: settings.idRule))
+    case .table: break
+    }
+    var isFirst = true
+    let allRead = try Cohort.run(members, settings: settings, keepsSamples: false, console: console) {
+      member, outcome in
+      defer { isFirst = false }
+      switch format {
+      case .csv:
+        if case .counted(let tally, _, _) = outcome {
+          console.output(CSVFormatter.format(tally, export: member.id))
+        }
+      case .json:
+        console.output((isFirst ? "" : ",\n") + JSONFormatter.cohortExport(member, outcome, days: true))
+      case .table:
+        if case .counted(let tally, _, _) = outcome {
+          console.output((isFirst ? "" : "\n") + TableFormatter.heading(member) + TableFormatter.steps(tally))
+        }
+      }
+    }
+    if format == .json { console.output(JSONFormatter.cohortEnd) }
+    if !allRead { throw .checkFailed }
   }
 
   /// Why nothing was printed, when nothing was: no samples at all, or a
