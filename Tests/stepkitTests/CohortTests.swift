@@ -7,13 +7,13 @@ import Testing
 struct CohortTests {
   /// Seven exports of different sizes, one of them broken, so that the reading order varies.
   static let exports = [
-    "watch-and-phone.xml", "localized-name.zip", "real/hk2sqlite-export.xml", "malformed.xml",
-    "real/hk2sqlite-zip-export.xml", "real/tdda-export6s3sample.xml",
-    "../../../Sources/stepkit/Resources/demo-export.xml",
+    "watch-and-phone.xml", "localized-name.zip", "../../../Sources/stepkit/Resources/demo-export.xml",
+    "malformed.xml", "cohort/alice.xml", "../../HealthExportTests/Fixtures/tdda-export6s3sample.xml",
+    "participants/p003/export.zip",
   ]
   static let ids = [
-    "watch-and-phone", "localized-name", "hk2sqlite-export", "malformed", "hk2sqlite-zip-export",
-    "tdda-export6s3sample", "demo-export",
+    "watch-and-phone", "localized-name", "demo-export", "malformed", "alice", "tdda-export6s3sample",
+    "export",
   ]
 
   @Test(

@@ -18,6 +18,8 @@ struct GoldenCase: CustomTestStringConvertible, Sendable {
 struct EndToEndTests {
   static let fixture = "watch-and-phone.xml"
   static let demo = "../../../Sources/stepkit/Resources/demo-export.xml"
+  /// A real export from a public project, stored with the reader's tests.
+  static let tdda = "../../HealthExportTests/Fixtures/tdda-export6s3sample.xml"
 
   static let cases: [GoldenCase] = [
     // Formats.
@@ -110,16 +112,16 @@ struct EndToEndTests {
     // Several exports in one run.
     GoldenCase(
       name: "cohort-two-exports-csv",
-      arguments: ["steps", fixture, "real/tdda-export6s3sample.xml", "--format", "csv", "-q"]),
+      arguments: ["steps", fixture, tdda, "--format", "csv", "-q"]),
     GoldenCase(
       name: "cohort-two-exports-json",
-      arguments: ["steps", "real/hk2sqlite-export.xml", "real/tdda-export6s3sample.xml", "--format", "json"]),
+      arguments: ["steps", tdda, "localized-name.zip", "--format", "json"]),
     GoldenCase(
       name: "cohort-two-exports-table",
-      arguments: ["steps", fixture, "real/tdda-export6s3sample.xml", "--format", "table", "-q"]),
+      arguments: ["steps", fixture, tdda, "--format", "table", "-q"]),
     GoldenCase(
       name: "cohort-sources-csv",
-      arguments: ["sources", fixture, "real/tdda-export6s3sample.xml", "--format", "csv", "-q"]),
+      arguments: ["sources", fixture, tdda, "--format", "csv", "-q"]),
     GoldenCase(
       name: "cohort-folder-with-broken-export", arguments: ["steps", "cohort", "--format", "csv"],
       exitCode: 1,

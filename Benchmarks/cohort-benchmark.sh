@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Cohort throughput: `stepkit steps FOLDER --format csv` on a folder of small generated exports,
+# one job at a time against --jobs J, in alternation. Prints the wall time of each run, the
+# medians, the speed-up, exports per second and peak memory (GNU time's maximum resident set).
+#
+# Usage: Benchmarks/cohort-benchmark.sh [--exports N] [--days D] [--jobs J] [--runs R] [--zip]
+#   --exports N  exports in the folder (default 40)
+#   --days D     days per export (default 240: about 4 MB of XML each)
+#   --jobs J     the parallel run's --jobs (default 2)
+#   --runs R     runs of each (default 5)
+#   --zip        export.zip files instead of export.xml
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exports=40 days=240 jobs=2 runs=5 kind=xml
+while (($#)); do
+  case "$1" in
+  --exports) exports=$2 && shift ;;
+  --days) days=$2 && shift ;;
+  --jobs) jobs=$2 && shift ;;
+  --runs) runs=$2 && shift ;;
+  --zip) kind=zip ;;
+  *) echo "unknown option $1" >&2 && exit 2 ;;
+  esac
+  shift
+done
+
+swift build -c release --product stepkit >/dev/null
+swift build -c release --product export-generator >/dev/null
+bin=$(swift build -c release --show-bin-path)
+folder=.build/cohort-benchmark/$kind-$exports-$days
+if [ ! -d "$folder" ]; then
+  mkdir -p "$folder.partial"
+  for ((n = 1; n <= exports; n++)); do
+    name=$(printf "p%03d" "$n")
+    if [ "$kind" = zip ]; then
+      "$bin/export-generator" --seed "$n" --days "$days" --zip "$folder.partial/$name.zip"
+    else
+      "$bin/export-generator" --seed "$n" --days "$days" -o "$folder.partial/$name.xml"
+    fi
+  done
+  mv "$folder.partial" "$folder"
+fi
+bytes=$(cat "$folder"/* | wc -c)
+echo "cohort: $exports exports ($kind), $days days each, $((bytes / 1000000)) MB in all; $(nproc) cores"
+
+# One run: prints "seconds peak_kib".
+measure() {
+  /usr/bin/time -f "%e %M" -o "$folder.time" "$bin/stepkit" steps "$folder" --format csv -q --jobs "$1" >/dev/null
+  cat "$folder.time"
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+measure 1 >/dev/null # warm the page cache
+one=() many=() peak_one=0 peak_many=0
+for ((run = 1; run <= runs; run++)); do
+  read -r seconds peak < <(measure 1)
+  one+=("$seconds") && ((peak > peak_one)) && peak_one=$peak
+  read -r seconds peak < <(measure "$jobs")
+  many+=("$seconds") && ((peak > peak_many)) && peak_many=$peak
+  echo "run $run: --jobs 1 ${one[-1]} s, --jobs $jobs ${many[-1]} s"
+done
+m1=$(printf "%s\n" "${one[@]}" | median)
+mj=$(printf "%s\n" "${many[@]}" | median)
+awk -v m1="$m1" -v mj="$mj" -v j="$jobs" -v n="$exports" -v b="$bytes" -v p1="$peak_one" -v pj="$peak_many" 'BEGIN {
+  printf "--jobs 1:  median %.2f s  %5.1f exports/s  %6.0f MB/s  peak %d MiB\n", m1, n / m1, b / 1e6 / m1, p1 / 1024
+  printf "--jobs %d:  median %.2f s  %5.1f exports/s  %6.0f MB/s  peak %d MiB\n", j, mj, n / mj, b / 1e6 / mj, pj / 1024
+  printf "--jobs %d takes %.2f of the time of --jobs 1 (%.2fx faster)\n", j, mj / m1, m1 / mj
+}'
+rm -f "$folder.time"
