@@ -45,25 +45,26 @@ bin=$(swift build -c release --show-bin-path)
 for n in 1 2 3 4 5 6; do
   mkdir -p "$work/cohort/p00$n"
   if ((n % 2)); then
-    "$bin/export-generator" --seed "$n" --days $((10 + 5 * n)) --zip "$work/cohort/p00$n/export.zip"
+    "$bin/export-generator" --seed "$n" --days $((10 + 5 * n)) --zip "$work/cohort/p00$n/export.zip" 2>/dev/null
   else
-    "$bin/export-generator" --seed "$n" --days $((10 + 5 * n)) -o "$work/cohort/p00$n/export.xml"
+    "$bin/export-generator" --seed "$n" --days $((10 + 5 * n)) -o "$work/cohort/p00$n/export.xml" 2>/dev/null
   fi
 done
 head -c 30000 "$work/cohort/p004/export.xml" >"$work/cut.xml" && mv "$work/cut.xml" "$work/cohort/p004/export.xml"
 
-status=0
-"$bin/stepkit" steps "$work/cohort" --id-from parent --format csv --jobs 2 -q >"$work/cohort.csv" || status=$?
-[ "$status" = 1 ] || {
-  echo "check-duckdb: stepkit steps exited $status, expected 1 (p004 is broken)" >&2
-  exit 1
+# Both runs must read five exports, report p004 with its line and column, and exit 1.
+run() {
+  local status=0
+  "$bin/stepkit" "$@" --id-from parent --jobs 2 -q 2>"$work/stderr.txt" || status=$?
+  if [ "$status" != 1 ] || ! grep -q "p004/export.xml:[0-9]*:[0-9]*: the file ends" "$work/stderr.txt" ||
+    ! grep -q "^stepkit: 1 of 6 exports could not be read:" "$work/stderr.txt"; then
+    echo "check-duckdb: stepkit $1 exited $status, expected 1 and p004 reported:" >&2
+    cat "$work/stderr.txt" >&2
+    exit 1
+  fi
 }
-status=0
-"$bin/stepkit" sqlite "$work/cohort" "$work/cohort.db" --id-from parent --jobs 2 -q || status=$?
-[ "$status" = 1 ] || {
-  echo "check-duckdb: stepkit sqlite exited $status, expected 1 (p004 is broken)" >&2
-  exit 1
-}
+run steps "$work/cohort" --format csv >"$work/cohort.csv"
+run sqlite "$work/cohort" "$work/cohort.db"
 
 "$python" - "$work/cohort.csv" "$work/cohort.db" <<'PYTHON'
 import glob, os, sqlite3, sys
