@@ -5,13 +5,13 @@
 #
 # Usage: Benchmarks/cohort-benchmark.sh [--exports N] [--days D] [--jobs J] [--runs R] [--zip]
 #   --exports N  exports in the folder (default 40)
-#   --days D     days per export (default 240: about 4 MB of XML each)
+#   --days D     days per export (default 15: about 5 MB of XML each, heart rate included)
 #   --jobs J     the parallel run's --jobs (default 2)
 #   --runs R     runs of each (default 5)
 #   --zip        export.zip files instead of export.xml
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exports=40 days=240 jobs=2 runs=5 kind=xml
+exports=40 days=15 jobs=2 runs=5 kind=xml
 while (($#)); do
   case "$1" in
   --exports) exports=$2 && shift ;;
