@@ -20,9 +20,8 @@ struct ChartCommand: Subcommand {
     """
 
   static let arguments = ArgumentSpec(
-    options: [.init("output", short: "o", value: "FILE", help: "The .svg or .html file to write (required).")]
-      + CountingArguments.rangeOptions + CountingArguments.policyOptions,
-    flags: [CountingArguments.quietFlag],
+    options: [.output] + CountingArguments.rangeOptions + CountingArguments.policyOptions,
+    flags: [.quiet],
     positionals: [CountingArguments.exportArgument])
 
   var settings: CountingArguments
@@ -31,7 +30,7 @@ struct ChartCommand: Subcommand {
 
   init(_ parsed: ParsedArguments, console: Console) throws(UsageError) {
     settings = try CountingArguments(parsed, unit: .day)
-    guard let path = parsed.value("output") else {
+    guard let path = parsed.value(.output) else {
       throw UsageError("missing -o FILE (the .svg or .html file to write)")
     }
     let lowercased = path.lowercased()
@@ -80,4 +79,10 @@ struct ChartCommand: Subcommand {
     }
     if !settings.quiet { console.error("stepkit: wrote \(outputPath) (\(days.count) days)\n") }
   }
+}
+
+extension ArgumentSpec.Option {
+  /// `-o FILE` of `stepkit chart`.
+  static let output = Self(
+    "output", short: "o", value: "FILE", help: "The .svg or .html file to write (required).")
 }

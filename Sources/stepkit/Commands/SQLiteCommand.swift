@@ -32,10 +32,9 @@ struct SQLiteCommand: Subcommand {
     """
 
   static let arguments = ArgumentSpec(
-    options: CountingArguments.rangeOptions + [
-      .init("by", value: "hour|day|week|month", help: "Bucket length of the days table (default: day).")
-    ] + CountingArguments.policyOptions + CountingArguments.cohortOptions,
-    flags: [CountingArguments.quietFlag],
+    options: CountingArguments.rangeOptions + [.by] + CountingArguments.policyOptions
+      + CountingArguments.cohortOptions,
+    flags: [.quiet],
     positionals: [
       CountingArguments.exportsArgument,
       .init("OUT.db", help: "the SQLite database to write"),

@@ -25,12 +25,9 @@ struct SourcesCommand: Subcommand {
     """
 
   static let arguments = ArgumentSpec(
-    options: CountingArguments.rangeOptions + CountingArguments.policyOptions + [
-      .init(
-        "format", value: "table|csv|json",
-        help: "Output format (default: table on a terminal, csv otherwise).")
-    ] + CountingArguments.cohortOptions,
-    flags: [CountingArguments.quietFlag],
+    options: CountingArguments.rangeOptions + CountingArguments.policyOptions + [.format]
+      + CountingArguments.cohortOptions,
+    flags: [.quiet],
     positionals: [CountingArguments.exportsArgument])
 
   var settings: CountingArguments

@@ -33,14 +33,9 @@ struct StepsCommand: Subcommand {
     """
 
   static let arguments = ArgumentSpec(
-    options: CountingArguments.rangeOptions + [
-      .init("by", value: "hour|day|week|month", help: "Bucket length (default: day; weeks start on Monday).")
-    ] + CountingArguments.policyOptions + [
-      .init(
-        "format", value: "table|csv|json",
-        help: "Output format (default: table on a terminal, csv otherwise).")
-    ] + CountingArguments.cohortOptions,
-    flags: [CountingArguments.quietFlag],
+    options: CountingArguments.rangeOptions + [.by] + CountingArguments.policyOptions + [.format]
+      + CountingArguments.cohortOptions,
+    flags: [.quiet],
     positionals: [CountingArguments.exportsArgument])
 
   var settings: CountingArguments
