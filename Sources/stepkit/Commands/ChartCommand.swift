@@ -50,9 +50,7 @@ struct ChartCommand: Subcommand {
     } catch {
       throw .output(error.description)
     }
-    let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
-    let tally = log.tally(settings.counting)
-    if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
+    let tally = try ExportLoading.count(settings, console: console).tally
     let days = StepChart.days(tally)
     let title: String
     if let first = days.first, let last = days.last {

@@ -29,6 +29,20 @@ enum ExportLoading {
       })
   }
 
+  /// What every counting command does first: reads the export of `settings`
+  /// (with the progress bar), counts it, and notes its invalid records.
+  ///
+  /// - Returns: The samples and their tally under `settings.counting`.
+  /// - Throws: ``CommandError/export(_:)``.
+  static func count(_ settings: CountingArguments, console: Console) throws(CommandError) -> (
+    log: SampleLog, tally: Tally
+  ) {
+    let (log, _) = try load(settings.export, quiet: settings.quiet, console: console)
+    let tally = log.tally(settings.counting)
+    if !settings.quiet, let note = invalidNote(tally.invalid) { console.error(note) }
+    return (log, tally)
+  }
+
   /// Reads `argument`'s export, reporting progress to `progress`.
   ///
   /// - Throws: ``CommandError/export(_:)``.

@@ -57,9 +57,7 @@ struct SQLiteCommand: Subcommand {
     }
     let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
     guard !isCohort else { return try runCohort(members, console: console) }
-    let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
-    let tally = log.tally(settings.counting)
-    if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
+    let (log, tally) = try ExportLoading.count(settings, console: console)
     do throws(OutputFileError) {
       let writer = try SQLiteWriter(replacing: databasePath)
       try writer.write(tally, log: log)

@@ -41,9 +41,7 @@ struct SourcesCommand: Subcommand {
   func run(_ console: Console) throws(CommandError) {
     let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
     guard !isCohort else { return try runCohort(members, console: console) }
-    let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
-    let tally = log.tally(settings.counting)
-    if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
+    let (log, tally) = try ExportLoading.count(settings, console: console)
     switch format {
     case .table: console.output(TableFormatter.sources(tally))
     case .csv: console.output(CSVFormatter.sources(tally))
