@@ -41,7 +41,7 @@ struct SourcesCommand: Subcommand {
   func run(_ console: Console) throws(CommandError) {
     let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
     guard !isCohort else { return try runCohort(members, console: console) }
-    let (log, tally) = try ExportLoading.count(settings, console: console)
+    let tally = try ExportLoading.count(settings, console: console).tally
     switch format {
     case .table: console.output(TableFormatter.sources(tally))
     case .csv: console.output(CSVFormatter.sources(tally))
