@@ -51,6 +51,24 @@ struct CohortTests {
         + "stepkit: 1 of 7 exports could not be read:\n  malformed: " + message)
   }
 
+  @Test("a cohort's json is one valid document with every export in order, broken ones with their error")
+  func cohortJSON() throws {
+    let result = try StepkitRunner.run(["steps"] + Self.exports + ["--format", "json", "-q"])
+    let document = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let exports = try #require(document["exports"] as? [[String: Any]])
+    #expect(exports.map { $0["export"] as? String } == Self.ids)
+    for export in exports {
+      let id = try #require(export["export"] as? String)
+      let days = try #require(export["days"] as? [[String: Any]])
+      #expect(days.allSatisfy { $0["export"] as? String == id })
+      #expect((export["error"] is NSNull) == (id != "malformed"))
+    }
+    let options = try #require(document["options"] as? [String: Any])
+    #expect(options["id_from"] as? String == "name")
+    #expect(options["from"] is NSNull)
+  }
+
   @Test("sqlite holds every export with its id, the same under 1 and 4 jobs, and matches the csv")
   func sqliteCohort() throws {
     try withScratchDirectory { directory in
