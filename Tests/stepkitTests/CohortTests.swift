@@ -51,6 +51,27 @@ struct CohortTests {
         + "stepkit: 1 of 7 exports could not be read:\n  malformed: " + message)
   }
 
+  @Test(
+    "a cohort stops reading when standard output takes no more: exit 1 on a full disk, quiet on a closed pipe"
+  )
+  func stopsWhenOutputStops() throws {
+    let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+    defer { try? full.close() }
+    let arguments = ["steps"] + Self.exports + ["--format", "csv", "-q", "--jobs", "1"]
+    let onFullDisk = try StepkitRunner.run(arguments, standardOutput: full)
+    #expect(onFullDisk.exitCode == 1)
+    // The broken fourth export is never reached.
+    #expect(
+      onFullDisk.standardError == "stepkit: error: cannot write to standard output: No space left on device\n"
+    )
+    let pipe = Pipe()
+    try pipe.fileHandleForReading.close()
+    let onClosedPipe = try StepkitRunner.run(arguments, standardOutput: pipe.fileHandleForWriting)
+    try pipe.fileHandleForWriting.close()
+    #expect(onClosedPipe.exitCode == 0)
+    #expect(onClosedPipe.standardError.isEmpty)
+  }
+
   @Test("a cohort's json is one valid document with every export in order, broken ones with their error")
   func cohortJSON() throws {
     let result = try StepkitRunner.run(["steps"] + Self.exports + ["--format", "json", "-q"])

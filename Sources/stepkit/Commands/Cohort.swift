@@ -159,6 +159,8 @@ enum Cohort {
           progress.print("stepkit: error: \(message)\n")
         }
         try deliver(member, outcome)
+        // Nobody reads the rows any more (`| head`, a full disk): read no more exports.
+        if console.outputFailure() != nil { throw .outputStopped }
       })
     progress.clear()
     if !failures.isEmpty {
