@@ -216,3 +216,69 @@ extension Platform {
     var isBrokenPipe: Bool { code == EPIPE }
   }
 }
+
+// MARK: - Interrupts
+
+extension Platform {
+  /// Temporary files to remove if the process is interrupted (Ctrl-C,
+  /// `kill`, a closed terminal) before they are renamed into place, so that an
+  /// interrupted `stepkit sqlite` leaves no hidden half-written database behind.
+  ///
+  /// The signal handler only reads the fixed table of C strings and calls
+  /// `unlink`, which is async-signal-safe; then it ends the process as the
+  /// signal would have.
+  enum InterruptCleanup {
+    private static let capacity = 8
+    nonisolated(unsafe) private static let slots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+      let slots = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
+      slots.initialize(repeating: nil, count: capacity)
+      return slots
+    }()
+    nonisolated(unsafe) private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+      let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+      pthread_mutex_init(lock, nil)
+      return lock
+    }()
+    nonisolated(unsafe) private static var handlersInstalled = false
+    private static let signals = [SIGINT, SIGTERM, SIGHUP]
+
+    /// Removes `path` if a signal ends the process; returns the slot to give
+    /// back to ``unregister(_:)``, or `nil` when the table is full.
+    static func register(_ path: String) -> Int? {
+      pthread_mutex_lock(lock)
+      defer { pthread_mutex_unlock(lock) }
+      if !handlersInstalled {
+        handlersInstalled = true
+        // A parent may have left these signals blocked (some process launchers
+        // do); they are handled now, so let them reach this thread.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for number in signals {
+          signal(number, handleSignal)
+          sigaddset(&handled, number)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+      }
+      guard let slot = (0..<capacity).first(where: { slots[$0] == nil }) else { return nil }
+      slots[slot] = strdup(path)
+      return slot
+    }
+
+    /// Forgets the file of `slot` (it was renamed into place or removed).
+    static func unregister(_ slot: Int) {
+      pthread_mutex_lock(lock)
+      defer { pthread_mutex_unlock(lock) }
+      let path = slots[slot]
+      slots[slot] = nil
+      free(path)
+    }
+
+    private static let handleSignal: @convention(c) (Int32) -> Void = { number in
+      for slot in 0..<InterruptCleanup.capacity {
+        if let path = InterruptCleanup.slots[slot] { unlink(path) }
+      }
+      signal(number, SIG_DFL)
+      raise(number)
+    }
+  }
+}

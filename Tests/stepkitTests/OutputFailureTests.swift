@@ -158,6 +158,42 @@ struct OutputFailureTests {
     #expect(fileType("/dev/full") == S_IFCHR)
   }
 
+  @Test("an interrupted sqlite (kill, Ctrl-C) removes its temporary file", .timeLimit(.minutes(1)))
+  func interruptedSQLite() throws {
+    try withScratchDirectory { directory in
+      // A FIFO nobody writes to: reading it blocks, with the temporary database already made.
+      #expect(mkfifo(directory.appendingPathComponent("stuck.xml").path, 0o644) == 0)
+      let process = Process()
+      process.executableURL = StepkitRunner.binary
+      process.arguments = ["sqlite", Self.fixture, "stuck.xml", "health.db", "-q"]
+      process.currentDirectoryURL = directory
+      process.standardInput = FileHandle.nullDevice
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      var waited = 0
+      while try !contents(directory).contains(where: { $0.hasPrefix(".health.db.stepkit-") }) && waited < 400
+      {
+        usleep(25_000)
+        waited += 1
+      }
+      #expect(try contents(directory).count == 2, "the temporary database is there while the export is read")
+      process.terminate()
+      waited = 0
+      while process.isRunning && waited < 400 {
+        usleep(25_000)
+        waited += 1
+      }
+      if process.isRunning {
+        Issue.record("stepkit did not end on SIGTERM")
+        kill(process.processIdentifier, SIGKILL)
+      }
+      process.waitUntilExit()
+      #expect(process.terminationReason == .uncaughtSignal)
+      #expect(try contents(directory) == ["stuck.xml"])
+    }
+  }
+
   // MARK: chart
 
   @Test("chart -o on a disk that fills up leaves the old chart exactly as it was")

@@ -18,7 +18,9 @@ struct OutputFileError: Error, Equatable, Sendable, CustomStringConvertible {
 /// target exactly as it was. A target that exists and is not a regular file
 /// (a directory, a FIFO, a device node) is refused before anything is
 /// written. A symbolic link is followed: the file it points to is replaced
-/// and the link stays. A replaced file keeps its permission bits.
+/// and the link stays. A replaced file keeps its permission bits. Ctrl-C,
+/// `kill` or a closed terminal removes the temporary file too (only
+/// `kill -9` or a power cut can leave it behind).
 final class FileReplacement {
   /// The path as the command line gave it, for messages.
   let path: String
@@ -27,6 +29,8 @@ final class FileReplacement {
   /// Where the new version is written until ``commit()``.
   let temporaryPath: String
   private var isFinished = false
+  /// Where the temporary file is registered for removal on Ctrl-C or `kill`.
+  private var interruptSlot: Int?
 
   /// Checks that `path` may be replaced: nothing there yet (in a directory
   /// that exists) or a regular file, directly or through symbolic links.
@@ -79,12 +83,12 @@ final class FileReplacement {
       switch Platform.createNewFile(candidate) {
       case .success(let descriptor):
         temporaryPath = candidate
+        interruptSlot = Platform.InterruptCleanup.register(candidate)
         var failure: Platform.FileError?
         if existing.kind == .regular { failure = Platform.setPermissions(descriptor, existing.permissions) }
         if let closing = Platform.close(descriptor), failure == nil { failure = closing }
         if let failure {
-          Platform.removeFile(candidate)
-          isFinished = true
+          discard()
           throw OutputFileError(path: path, message: failure.description)
         }
         return
@@ -138,6 +142,8 @@ final class FileReplacement {
         throw OutputFileError(path: path, message: error.description)
       }
       isFinished = true
+      if let interruptSlot { Platform.InterruptCleanup.unregister(interruptSlot) }
+      interruptSlot = nil
       Platform.synchronizeDirectory(Self.directory(of: target))
     } catch {
       discard()
@@ -150,6 +156,8 @@ final class FileReplacement {
     Platform.removeFile(temporaryPath)
     Platform.removeFile(temporaryPath + "-journal")
     isFinished = true
+    if let interruptSlot { Platform.InterruptCleanup.unregister(interruptSlot) }
+    interruptSlot = nil
   }
 
   /// Writes `text` to `path` through a replacement: all of it, or nothing changes.
