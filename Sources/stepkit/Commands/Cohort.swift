@@ -174,6 +174,55 @@ enum Cohort {
   }
 }
 
+extension Cohort {
+  /// What `steps` and `sources` print for each export.
+  enum Rows {
+    /// The buckets (`stepkit steps`).
+    case steps
+    /// The sources (`stepkit sources`).
+    case sources
+  }
+
+  /// Reads the members and prints their rows in `format`, export by export in
+  /// the members' order: csv with the export id in a first column, one json
+  /// document with an `exports` array, or a table per export under its heading.
+  ///
+  /// - Throws: ``CommandError/checkFailed`` when some export could not be read
+  ///   (after the others were printed and the failures listed).
+  static func printRows(
+    _ members: [CohortMember], of rows: Rows, format: OutputFormat, settings: CountingArguments,
+    console: Console
+  ) throws(CommandError) {
+    switch format {
+    case .csv:
+      console.output((rows == .steps ? CSVFormatter.cohortHeader : CSVFormatter.cohortSourcesHeader) + "\n")
+    case .json: console.output(JSONFormatter.cohortStart(settings.counting, idRule: settings.idRule))
+    case .table: break
+    }
+    var isFirst = true
+    let allRead = try run(members, settings: settings, keepsSamples: false, console: console) {
+      member, outcome in
+      defer { isFirst = false }
+      if format == .json {
+        console.output(
+          (isFirst ? "" : ",\n") + JSONFormatter.cohortExport(member, outcome, days: rows == .steps))
+        return
+      }
+      guard case .counted(let tally, _, _) = outcome else { return }
+      switch (format, rows) {
+      case (.csv, .steps): console.output(CSVFormatter.format(tally, export: member.id))
+      case (.csv, .sources): console.output(CSVFormatter.sources(tally, export: member.id))
+      case (_, .steps):
+        console.output((isFirst ? "" : "\n") + TableFormatter.heading(member) + TableFormatter.steps(tally))
+      case (_, .sources):
+        console.output((isFirst ? "" : "\n") + TableFormatter.heading(member) + TableFormatter.sources(tally))
+      }
+    }
+    if format == .json { console.output(JSONFormatter.cohortEnd) }
+    if !allRead { throw .checkFailed }
+  }
+}
+
 /// Runs work items on a fixed number of threads and hands their results back
 /// in item order on the calling thread.
 ///

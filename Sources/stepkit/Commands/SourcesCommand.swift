@@ -51,30 +51,6 @@ struct SourcesCommand: Subcommand {
 
   /// Several exports: rows with the export id, in the members' order.
   private func runCohort(_ members: [CohortMember], console: Console) throws(CommandError) {
-    switch format {
-    case .csv: console.output(CSVFormatter.cohortSourcesHeader + "\n")
-    case .json: console.output(JSONFormatter.cohortStart(settings.counting, idRule: settings.idRule))
-    case .table: break
-    }
-    var isFirst = true
-    let allRead = try Cohort.run(members, settings: settings, keepsSamples: false, console: console) {
-      member, outcome in
-      defer { isFirst = false }
-      switch format {
-      case .csv:
-        if case .counted(let tally, _, _) = outcome {
-          console.output(CSVFormatter.sources(tally, export: member.id))
-        }
-      case .json:
-        console.output((isFirst ? "" : ",\n") + JSONFormatter.cohortExport(member, outcome, days: false))
-      case .table:
-        if case .counted(let tally, _, _) = outcome {
-          console.output(
-            (isFirst ? "" : "\n") + TableFormatter.heading(member) + TableFormatter.sources(tally))
-        }
-      }
-    }
-    if format == .json { console.output(JSONFormatter.cohortEnd) }
-    if !allRead { throw .checkFailed }
+    try Cohort.printRows(members, of: .sources, format: format, settings: settings, console: console)
   }
 }

@@ -58,30 +58,7 @@ struct StepsCommand: Subcommand {
 
   /// Several exports: rows with the export id, in the members' order.
   private func runCohort(_ members: [CohortMember], console: Console) throws(CommandError) {
-    switch format {
-    case .csv: console.output(CSVFormatter.cohortHeader + "\n")
-    case .json: console.output(JSONFormatter.cohortStart(settings.counting, idRule: settings.idRule))
-    case .table: break
-    }
-    var isFirst = true
-    let allRead = try Cohort.run(members, settings: settings, keepsSamples: false, console: console) {
-      member, outcome in
-      defer { isFirst = false }
-      switch format {
-      case .csv:
-        if case .counted(let tally, _, _) = outcome {
-          console.output(CSVFormatter.format(tally, export: member.id))
-        }
-      case .json:
-        console.output((isFirst ? "" : ",\n") + JSONFormatter.cohortExport(member, outcome, days: true))
-      case .table:
-        if case .counted(let tally, _, _) = outcome {
-          console.output((isFirst ? "" : "\n") + TableFormatter.heading(member) + TableFormatter.steps(tally))
-        }
-      }
-    }
-    if format == .json { console.output(JSONFormatter.cohortEnd) }
-    if !allRead { throw .checkFailed }
+    try Cohort.printRows(members, of: .steps, format: format, settings: settings, console: console)
   }
 
   /// Why nothing was printed, when nothing was: no samples at all, or a
