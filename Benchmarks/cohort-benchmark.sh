@@ -3,7 +3,8 @@
 # one job at a time against --jobs J, in alternation. Prints the wall time of each run, the
 # medians, the speed-up, exports per second, the CPU time and the share of the cores the run got
 # (under load a run gets less than its threads could use: the speed-up then says little), and
-# peak memory (GNU time's maximum resident set).
+# peak memory (GNU time's maximum resident set); then the peak memory of `stepkit sqlite` on
+# the same folder, which keeps every sample, with one job and with J.
 #
 # Usage: Benchmarks/cohort-benchmark.sh [--exports N] [--days D] [--jobs J] [--runs R] [--zip]
 #   --exports N  exports in the folder (default 40)
@@ -74,4 +75,11 @@ awk -v m1="$m1" -v mj="$mj" -v c1="$c1" -v cj="$cj" -v j="$jobs" -v n="$exports"
   printf f, j, mj, n / mj, b / 1e6 / mj, cj, 100 * cj / mj, pj / 1024
   printf "--jobs %d takes %.2f of the time of --jobs 1 (%.2fx faster)\n", j, mj / m1, m1 / mj
 }'
-rm -f "$folder.time"
+
+# Memory when the samples are kept (`stepkit sqlite` holds at most --jobs exports at once).
+for j in 1 "$jobs"; do
+  /usr/bin/time -f "%e %M" -o "$folder.time" "$bin/stepkit" sqlite "$folder" "$folder.db" -q --jobs "$j"
+  read -r seconds peak <"$folder.time"
+  echo "sqlite --jobs $j: $seconds s, peak $((peak / 1024)) MiB, $(($(wc -c <"$folder.db") / 1000000)) MB database"
+done
+rm -f "$folder.time" "$folder.db"
