@@ -125,7 +125,8 @@ enum Cohort {
     deliver: (CohortMember, CohortOutcome) throws(CommandError) -> Void
   ) throws(CommandError) -> Bool {
     let progress = CohortProgress(
-      total: members.count, live: console.errorIsTerminal && !settings.quiet, write: console.error)
+      total: members.count, live: console.errorIsTerminal && !settings.quiet,
+      showsStatus: !console.outputIsTerminal, write: console.error)
     let options = settings.counting
     var failures: [(CohortMember, String)] = []
     let pool = ExportPool<CohortOutcome>(
@@ -302,8 +303,9 @@ final class ExportPool<Result: Sendable>: @unchecked Sendable {
 }
 
 /// The lines a cohort run prints on standard error: on a terminal a line per
-/// export as it is delivered and, below them, one status line naming the
-/// exports being read, redrawn at most ten times a second.
+/// export as it is delivered and, below them, when the data goes elsewhere
+/// (a file, a pipe), one status line naming the exports being read, redrawn
+/// at most ten times a second.
 final class CohortProgress: @unchecked Sendable {
   private let total: Int
   private let live: Bool
@@ -314,9 +316,16 @@ final class CohortProgress: @unchecked Sendable {
   private var lastDrawn: ContinuousClock.Instant?
   private var statusShown = false
 
-  init(total: Int, live: Bool, write: @escaping @Sendable (String) -> Void) {
+  private let showsStatus: Bool
+
+  /// Lines for `total` exports written with `write`, when `live` (standard
+  /// error is a terminal, no `--quiet`); the status line only with
+  /// `showsStatus`, which is off when the data goes to the same terminal and
+  /// would be cut into by it.
+  init(total: Int, live: Bool, showsStatus: Bool = true, write: @escaping @Sendable (String) -> Void) {
     self.total = total
     self.live = live
+    self.showsStatus = live && showsStatus
     self.write = write
   }
 
@@ -375,7 +384,7 @@ final class CohortProgress: @unchecked Sendable {
 
   /// Must be called with `lock` held.
   private func drawStatus(force: Bool) {
-    guard live else { return }
+    guard showsStatus else { return }
     let now = clock.now
     if !force, let lastDrawn, now - lastDrawn < .milliseconds(100) { return }
     lastDrawn = now
