@@ -1,3 +1,4 @@
+import Foundation
 import StepKitCore
 
 /// Where a command writes: data to standard output, messages to standard error.
@@ -14,14 +15,54 @@ struct Console: Sendable {
   /// locale (`LC_ALL`, `LC_MESSAGES` or `LANG`: `zh_CN.UTF-8` Simplified,
   /// `zh_TW.UTF-8` or `zh_HK.UTF-8` Traditional Chinese), else English.
   var language: StepKitLanguage = .english
+  /// Why writing data stopped, if it did: asked once the command has run.
+  var outputFailure: @Sendable () -> OutputFailure? = { nil }
 
   /// The process's standard output and standard error.
   static var standard: Console {
-    Console(
-      output: { Platform.writeStandardOutput($0) },
+    let output = StandardOutput()
+    return Console(
+      output: { output.write($0) },
       error: { Platform.writeStandardError($0) },
       outputIsTerminal: Platform.standardOutputIsTerminal,
       errorIsTerminal: Platform.standardErrorIsTerminal,
-      language: StepKitLanguage.preferred(from: [Platform.messagesLocale]))
+      language: StepKitLanguage.preferred(from: [Platform.messagesLocale]),
+      outputFailure: { output.failure })
+  }
+}
+
+/// Why standard output took no more data.
+enum OutputFailure: Equatable, Sendable {
+  /// The reader went away (`stepkit … | head`): not an error, nothing to say.
+  case closedPipe
+  /// Writing failed (`No space left on device`, `Input/output error`): exit 1.
+  case failed(Platform.FileError)
+}
+
+/// Standard output that remembers its first write error and writes nothing after it.
+///
+/// A full disk (`ENOSPC`) or a failing device (`EIO`) must not end in exit 0
+/// with a cut file, so the error is kept for the command to report; a closed
+/// pipe is kept too, and stays quiet.
+final class StandardOutput: @unchecked Sendable {
+  private let lock = NSLock()
+  private var firstFailure: OutputFailure?
+
+  /// The first failure, if writing failed.
+  var failure: OutputFailure? {
+    lock.lock()
+    defer { lock.unlock() }
+    return firstFailure
+  }
+
+  /// Writes all of `text`, unless an earlier write failed.
+  func write(_ text: String) {
+    lock.lock()
+    defer { lock.unlock() }
+    guard firstFailure == nil else { return }
+    var text = text
+    guard let code = text.withUTF8({ Platform.writeAll(1, UnsafeRawBufferPointer($0)) }) else { return }
+    let error = Platform.FileError(code)
+    firstFailure = error.isBrokenPipe ? .closedPipe : .failed(error)
   }
 }

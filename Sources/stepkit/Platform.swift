@@ -7,7 +7,7 @@
   import Darwin
 #endif
 
-/// Process-level facts and side effects: terminals, standard streams, file sizes.
+/// Process-level facts and side effects: terminals, standard streams, files.
 enum Platform {
   /// Whether standard output is a terminal (the default format is then `table`).
   static var standardOutputIsTerminal: Bool { isatty(1) == 1 }
@@ -15,11 +15,37 @@ enum Platform {
   /// Whether standard error is a terminal (the progress bar is then drawn).
   static var standardErrorIsTerminal: Bool { isatty(2) == 1 }
 
-  /// Writes `text` to standard output, all of it.
-  static func writeStandardOutput(_ text: String) { write(text, to: 1) }
+  /// The number of processors the process may use (the default `--jobs`).
+  static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
-  /// Writes `text` to standard error, all of it.
-  static func writeStandardError(_ text: String) { write(text, to: 2) }
+  /// Writes to a closed pipe fail with `EPIPE` instead of ending the process,
+  /// so that the command decides what a closed pipe means (it stops writing, quietly).
+  static func ignoreBrokenPipeSignal() { signal(SIGPIPE, SIG_IGN) }
+
+  /// Writes `text` to standard error, all of it; errors are ignored (there is
+  /// nowhere left to report them).
+  static func writeStandardError(_ text: String) {
+    var text = text
+    _ = text.withUTF8 { writeAll(2, UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Writes every byte of `bytes` to `descriptor`, retrying after signals and short writes.
+  ///
+  /// - Returns: `nil` when everything was written, otherwise the `errno` of the failed write.
+  static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    guard var base = bytes.baseAddress else { return nil }
+    var remaining = bytes.count
+    while remaining > 0 {
+      let written = systemWrite(descriptor, base, remaining)
+      if written < 0 {
+        if errno == EINTR { continue }
+        return errno
+      }
+      remaining -= written
+      base += written
+    }
+    return nil
+  }
 
   /// The locale messages should use: the first of `LC_ALL`, `LC_MESSAGES` and
   /// `LANG` that is set and not empty (`zh_CN.UTF-8`), or `C`.
@@ -41,26 +67,218 @@ enum Platform {
     #endif
   }
 
-  private static func write(_ text: String, to descriptor: Int32) {
-    var text = text
-    text.withUTF8 { buffer in
-      guard var base = buffer.baseAddress else { return }
-      var remaining = buffer.count
-      while remaining > 0 {
-        #if canImport(Darwin)
-          let written = Darwin.write(descriptor, base, remaining)
-        #elseif canImport(Musl)
-          let written = Musl.write(descriptor, base, remaining)
-        #else
-          let written = Glibc.write(descriptor, base, remaining)
-        #endif
-        if written < 0 {
-          if errno == EINTR { continue }
-          return  // A closed pipe (`stepkit … | head`): nothing more to say.
-        }
-        remaining -= written
-        base += written
+  private static func systemWrite(_ descriptor: Int32, _ base: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+      Darwin.write(descriptor, base, count)
+    #elseif canImport(Musl)
+      Musl.write(descriptor, base, count)
+    #else
+      Glibc.write(descriptor, base, count)
+    #endif
+  }
+}
+
+// MARK: - Files
+
+extension Platform {
+  /// What a path names.
+  enum FileKind: Equatable, Sendable {
+    case missing
+    case regular
+    case directory
+    case fifo
+    case characterDevice
+    case blockDevice
+    case socket
+    case symbolicLink
+    case other
+
+    /// How a message names it: "a directory", "a FIFO (named pipe)".
+    var description: String {
+      switch self {
+      case .missing: return "missing"
+      case .regular: return "a regular file"
+      case .directory: return "a directory"
+      case .fifo: return "a FIFO (named pipe)"
+      case .characterDevice: return "a character device"
+      case .blockDevice: return "a block device"
+      case .socket: return "a socket"
+      case .symbolicLink: return "a symbolic link"
+      case .other: return "not a regular file"
       }
+    }
+  }
+
+  /// What `path` names, and its permission bits; symbolic links are followed
+  /// unless `followingLinks` is `false`.
+  static func fileKind(_ path: String, followingLinks: Bool = true) -> (kind: FileKind, permissions: UInt32) {
+    var info = stat()
+    let status = followingLinks ? stat(path, &info) : lstat(path, &info)
+    guard status == 0 else { return (.missing, 0) }
+    let kind: FileKind
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: kind = .regular
+    case S_IFDIR: kind = .directory
+    case S_IFIFO: kind = .fifo
+    case S_IFCHR: kind = .characterDevice
+    case S_IFBLK: kind = .blockDevice
+    case S_IFSOCK: kind = .socket
+    case S_IFLNK: kind = .symbolicLink
+    default: kind = .other
+    }
+    return (kind, UInt32(info.st_mode & 0o7777))
+  }
+
+  /// The absolute path with every symbolic link resolved, or `nil` when some part is missing.
+  static func resolvedPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  /// Creates `path`, failing if anything exists there (`O_EXCL`), with the
+  /// permissions a new file gets (`0666` less the umask).
+  ///
+  /// - Returns: The open descriptor, or the `errno`.
+  static func createNewFile(_ path: String) -> Result<Int32, FileError> {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    return descriptor >= 0 ? .success(descriptor) : .failure(FileError(errno))
+  }
+
+  /// Opens an existing file for writing (to flush it to disk).
+  static func openForWriting(_ path: String) -> Result<Int32, FileError> {
+    let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+    return descriptor >= 0 ? .success(descriptor) : .failure(FileError(errno))
+  }
+
+  /// Sets the permission bits of an open file.
+  static func setPermissions(_ descriptor: Int32, _ permissions: UInt32) -> FileError? {
+    fchmod(descriptor, mode_t(permissions)) == 0 ? nil : FileError(errno)
+  }
+
+  /// Flushes an open file to the disk (`fsync`).
+  static func synchronize(_ descriptor: Int32) -> FileError? {
+    fsync(descriptor) == 0 ? nil : FileError(errno)
+  }
+
+  /// Closes a descriptor; a delayed write error (a full disk on NFS) shows up here.
+  static func close(_ descriptor: Int32) -> FileError? {
+    #if canImport(Darwin)
+      Darwin.close(descriptor) == 0 ? nil : FileError(errno)
+    #elseif canImport(Musl)
+      Musl.close(descriptor) == 0 ? nil : FileError(errno)
+    #else
+      Glibc.close(descriptor) == 0 ? nil : FileError(errno)
+    #endif
+  }
+
+  /// Renames `source` over `target` in one step (`rename(2)`).
+  static func rename(_ source: String, over target: String) -> FileError? {
+    #if canImport(Darwin)
+      Darwin.rename(source, target) == 0 ? nil : FileError(errno)
+    #elseif canImport(Musl)
+      Musl.rename(source, target) == 0 ? nil : FileError(errno)
+    #else
+      Glibc.rename(source, target) == 0 ? nil : FileError(errno)
+    #endif
+  }
+
+  /// Removes a file, if it is there.
+  static func removeFile(_ path: String) { unlink(path) }
+
+  /// Flushes a directory's entries to disk, so that a rename inside it survives
+  /// a power cut. Best effort: some file systems refuse to open or sync directories.
+  static func synchronizeDirectory(_ path: String) {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    fsync(descriptor)
+    _ = close(descriptor)
+  }
+
+  /// `EEXIST`: `createNewFile` found something at the path.
+  static var fileExistsErrorCode: Int32 { EEXIST }
+
+  /// A random number for temporary file names.
+  static func randomSuffix() -> String {
+    String(UInt32.random(in: 0...UInt32.max), radix: 36)
+  }
+
+  /// An `errno` with the system's text for it.
+  struct FileError: Error, Equatable, Sendable, CustomStringConvertible {
+    var code: Int32
+
+    init(_ code: Int32) { self.code = code }
+
+    /// `No space left on device`.
+    var description: String { String(cString: strerror(code)) }
+
+    /// Whether the write failed because the reader went away (`EPIPE`).
+    var isBrokenPipe: Bool { code == EPIPE }
+  }
+}
+
+// MARK: - Interrupts
+
+extension Platform {
+  /// Temporary files to remove if the process is interrupted (Ctrl-C,
+  /// `kill`, a closed terminal) before they are renamed into place, so that an
+  /// interrupted `stepkit sqlite` leaves no hidden half-written database behind.
+  ///
+  /// The signal handler only reads the fixed table of C strings and calls
+  /// `unlink`, which is async-signal-safe; then it ends the process as the
+  /// signal would have.
+  enum InterruptCleanup {
+    private static let capacity = 8
+    nonisolated(unsafe) private static let slots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+      let slots = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
+      slots.initialize(repeating: nil, count: capacity)
+      return slots
+    }()
+    nonisolated(unsafe) private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+      let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+      pthread_mutex_init(lock, nil)
+      return lock
+    }()
+    nonisolated(unsafe) private static var handlersInstalled = false
+    private static let signals = [SIGINT, SIGTERM, SIGHUP]
+
+    /// Removes `path` if a signal ends the process; returns the slot to give
+    /// back to ``unregister(_:)``, or `nil` when the table is full.
+    static func register(_ path: String) -> Int? {
+      pthread_mutex_lock(lock)
+      defer { pthread_mutex_unlock(lock) }
+      if !handlersInstalled {
+        handlersInstalled = true
+        // A parent may have left these signals blocked (some process launchers
+        // do); they are handled now, so let them reach this thread.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for number in signals {
+          signal(number, handleSignal)
+          sigaddset(&handled, number)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+      }
+      guard let slot = (0..<capacity).first(where: { slots[$0] == nil }) else { return nil }
+      slots[slot] = strdup(path)
+      return slot
+    }
+
+    /// Forgets the file of `slot` (it was renamed into place or removed).
+    static func unregister(_ slot: Int) {
+      pthread_mutex_lock(lock)
+      defer { pthread_mutex_unlock(lock) }
+      let path = slots[slot]
+      slots[slot] = nil
+      free(path)
+    }
+
+    private static let handleSignal: @convention(c) (Int32) -> Void = { number in
+      for slot in 0..<InterruptCleanup.capacity {
+        if let path = InterruptCleanup.slots[slot] { unlink(path) }
+      }
+      signal(number, SIG_DFL)
+      raise(number)
     }
   }
 }

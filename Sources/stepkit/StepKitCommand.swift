@@ -51,8 +51,19 @@ enum StepKitCommand {
 
   /// Runs the tool on `arguments` (without the program name).
   ///
+  /// A write error on standard output (a full disk, a failing device) ends the
+  /// run with exit 1 and a message, whatever the command printed; a closed
+  /// pipe (`stepkit … | head`) stays quiet.
+  ///
   /// - Returns: The exit code: 0, 1 for a data or output error, 2 for a usage error.
   static func main(_ arguments: [String], console: Console) -> Int32 {
+    let code = dispatch(arguments, console: console)
+    guard case .failed(let error) = console.outputFailure() else { return code }
+    console.error("stepkit: error: cannot write to standard output: \(error)\n")
+    return max(code, 1)
+  }
+
+  private static func dispatch(_ arguments: [String], console: Console) -> Int32 {
     guard let first = arguments.first else { return run(DemoCommand.self, [], console: console) }
     switch first {
     case "-h", "--help", "help":

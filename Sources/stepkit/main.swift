@@ -1,1 +1,2 @@
+Platform.ignoreBrokenPipeSignal()
 Platform.exit(StepKitCommand.main(Array(CommandLine.arguments.dropFirst()), console: .standard))

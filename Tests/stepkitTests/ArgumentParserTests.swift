@@ -5,24 +5,26 @@ import Testing
 
 @Suite("Argument parser")
 struct ArgumentParserTests {
-  let spec = ArgumentSpec(
-    options: [
-      .init("from", value: "YYYY-MM-DD", help: "From."),
-      .init("output", short: "o", value: "FILE", help: "Output."),
-    ],
-    flags: [.init("quiet", short: "q", help: "Quiet.")],
-    positionals: [.init("EXPORT", help: "an export"), .init("OUT", help: "a file", optional: true)])
+  let from = ArgumentSpec.Option("from", value: "YYYY-MM-DD", help: "From.")
+  let output = ArgumentSpec.Option("output", short: "o", value: "FILE", help: "Output.")
+  let quiet = ArgumentSpec.Flag("quiet", short: "q", help: "Quiet.")
+  var spec: ArgumentSpec {
+    ArgumentSpec(
+      options: [from, output],
+      flags: [quiet],
+      positionals: [.init("EXPORT", help: "an export"), .init("OUT", help: "a file", optional: true)])
+  }
 
   @Test("--long value, --long=value, short options, flags and positionals")
   func acceptedForms() throws {
     let parsed = try ArgumentParser.parse(
       ["export.zip", "--from", "2026-11-01", "-q", "-o", "out.svg"], spec: spec)
     #expect(parsed.positionals == ["export.zip"])
-    #expect(parsed.value("from") == "2026-11-01")
-    #expect(parsed.value("output") == "out.svg")
-    #expect(parsed.has("quiet"))
+    #expect(parsed.value(from) == "2026-11-01")
+    #expect(parsed.value(output) == "out.svg")
+    #expect(parsed.has(quiet))
     let inline = try ArgumentParser.parse(["--from=2026-11-02", "--quiet", "a", "b"], spec: spec)
-    #expect(inline.value("from") == "2026-11-02")
+    #expect(inline.value(from) == "2026-11-02")
     #expect(inline.positionals == ["a", "b"])
   }
 
@@ -30,7 +32,19 @@ struct ArgumentParserTests {
   func dashAndDoubleDash() throws {
     #expect(try ArgumentParser.parse(["-"], spec: spec).positionals == ["-"])
     #expect(try ArgumentParser.parse(["--", "--from"], spec: spec).positionals == ["--from"])
-    #expect(try ArgumentParser.parse(["--output", "-", "x"], spec: spec).value("output") == "-")
+    #expect(try ArgumentParser.parse(["--output", "-", "x"], spec: spec).value(output) == "-")
+  }
+
+  @Test("a repeated positional (EXPORT...) takes every argument the others leave")
+  func repeatedPositional() throws {
+    let spec = ArgumentSpec(
+      positionals: [.init("EXPORT", help: "exports", repeated: true), .init("OUT.db", help: "a database")])
+    #expect(
+      try ArgumentParser.parse(["a", "b", "c", "out.db"], spec: spec).positionals == [
+        "a", "b", "c", "out.db",
+      ])
+    #expect(throws: UsageError("missing OUT.db (a database)")) { try ArgumentParser.parse(["a"], spec: spec) }
+    #expect(spec.helpLines.hasPrefix("  EXPORT...   exports\n  OUT.db      a database\n"))
   }
 
   @Test("--help wins over everything else before --")

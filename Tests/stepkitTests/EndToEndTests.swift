@@ -20,6 +20,8 @@ struct EndToEndTests {
   static let demo = "../../../Sources/stepkit/Resources/demo-export.xml"
   /// The real exports from public projects, stored once, with the reader's tests.
   static let real = "../../HealthExportTests/Fixtures/"
+  /// A real export from a public project, stored with the reader's tests.
+  static let tdda = real + "tdda-export6s3sample.xml"
 
   static let cases: [GoldenCase] = [
     // Formats.
@@ -130,6 +132,33 @@ struct EndToEndTests {
     GoldenCase(
       name: "error-all-invalid-chinese", arguments: ["sources", "all-invalid.xml"], exitCode: 1,
       environment: ["LC_ALL": "zh_CN.UTF-8"]),
+    // Several exports in one run.
+    GoldenCase(
+      name: "cohort-two-exports-csv",
+      arguments: ["steps", fixture, tdda, "--format", "csv", "-q"]),
+    GoldenCase(
+      name: "cohort-two-exports-json",
+      arguments: ["steps", tdda, "localized-name.zip", "--format", "json"]),
+    GoldenCase(
+      name: "cohort-two-exports-table",
+      arguments: ["steps", fixture, tdda, "--format", "table", "-q"]),
+    GoldenCase(
+      name: "cohort-sources-csv",
+      arguments: ["sources", fixture, tdda, "--format", "csv", "-q"]),
+    GoldenCase(
+      name: "cohort-folder-with-broken-export", arguments: ["steps", "cohort", "--format", "csv"],
+      exitCode: 1,
+      reportsOnStandardOutput: true),
+    GoldenCase(
+      name: "cohort-folder-with-broken-export-json",
+      arguments: ["sources", "cohort", "--format", "json", "-q"],
+      exitCode: 1, reportsOnStandardOutput: true),
+    GoldenCase(
+      name: "cohort-id-from-parent",
+      arguments: ["steps", "participants", "--id-from", "parent", "--by", "month", "--format", "csv", "-q"]),
+    GoldenCase(name: "error-cohort-same-ids", arguments: ["steps", "participants"], exitCode: 2),
+    GoldenCase(name: "error-cohort-stdin", arguments: ["steps", "-", fixture], exitCode: 2),
+    GoldenCase(name: "error-bad-jobs", arguments: ["steps", "cohort", "--jobs", "0"], exitCode: 2),
     // doctor: an app target that has everything, one missing keys, and a bad path.
     GoldenCase(name: "doctor-ready", arguments: ["doctor", "doctor/ready"]),
     // The example app in Examples/ must keep passing.

@@ -9,12 +9,12 @@ import Testing
 func query(_ path: String, _ sql: String) throws -> [[String]] {
   var database: OpaquePointer?
   guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
-    throw SQLiteError(path: path, message: "cannot open")
+    throw OutputFileError(path: path, message: "cannot open")
   }
   defer { sqlite3_close(database) }
   var statement: OpaquePointer?
   guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK else {
-    throw SQLiteError(path: path, message: String(cString: sqlite3_errmsg(database)))
+    throw OutputFileError(path: path, message: String(cString: sqlite3_errmsg(database)))
   }
   defer { sqlite3_finalize(statement) }
   var rows: [[String]] = []
@@ -28,6 +28,13 @@ func query(_ path: String, _ sql: String) throws -> [[String]] {
   return rows
 }
 
+/// Writes one export's database at `path`, replacing what is there.
+private func write(_ tally: Tally, _ log: SampleLog, to path: String) throws {
+  let writer = try SQLiteWriter(replacing: path)
+  try writer.write(tally, log: log)
+  try writer.commit()
+}
+
 @Suite("SQLite output")
 struct SQLiteWriterTests {
   @Test("days, sources and samples with what each sample counted for")
@@ -36,7 +43,7 @@ struct SQLiteWriterTests {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("stepkit-\(UUID().uuidString).db").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    try SQLiteWriter(path: path).write(tally, log: log)
+    try write(tally, log, to: path)
     #expect(
       try query(path, "SELECT * FROM days ORDER BY date") == [
         ["2026-11-29", "1400", "750", "1800", "0"], ["2026-11-30", "0", "0", "2500", "2500"],
@@ -73,14 +80,17 @@ struct SQLiteWriterTests {
         path, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'samples_%' ORDER BY name")
         == [["samples_by_local_date"], ["samples_by_source"], ["samples_by_start"]])
     // Writing again replaces the file rather than failing on existing tables.
-    try SQLiteWriter(path: path).write(tally, log: log)
+    try write(tally, log, to: path)
     #expect(try query(path, "SELECT COUNT(*) FROM samples") == [["4"]])
   }
 
   @Test("an unwritable path is an error that names it")
   func unwritable() {
-    #expect(throws: SQLiteError.self) {
-      try SQLiteWriter(path: "/nonexistent-dir/out.db").write(sampleTally().1, log: sampleTally().0)
+    #expect(
+      throws: OutputFileError(
+        path: "/nonexistent-dir/out.db", message: "the directory /nonexistent-dir does not exist")
+    ) {
+      try write(sampleTally().1, sampleTally().0, to: "/nonexistent-dir/out.db")
     }
   }
 }

@@ -78,7 +78,8 @@ enum ArgumentParser {
         throw UsageError("unknown option '\(argument.hasPrefix("--") ? "--" + name : argument)'")
       }
     }
-    guard parsed.positionals.count <= spec.positionals.count else {
+    let takesMore = spec.positionals.contains(where: \.isRepeated)
+    guard takesMore || parsed.positionals.count <= spec.positionals.count else {
       throw UsageError("unexpected argument '\(parsed.positionals[spec.positionals.count])'")
     }
     for (position, positional) in spec.positionals.enumerated()

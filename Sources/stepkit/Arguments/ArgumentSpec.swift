@@ -43,11 +43,15 @@ struct ArgumentSpec: Sendable {
     var help: String
     /// Whether it may be left out.
     var isOptional: Bool
+    /// Whether it may be given more than once (`EXPORT...`); at most one
+    /// positional of a command is, and the others take their places around it.
+    var isRepeated: Bool
 
-    init(_ name: String, help: String, optional isOptional: Bool = false) {
+    init(_ name: String, help: String, optional isOptional: Bool = false, repeated isRepeated: Bool = false) {
       self.name = name
       self.help = help
       self.isOptional = isOptional
+      self.isRepeated = isRepeated
     }
   }
 
@@ -65,7 +69,7 @@ struct ArgumentSpec: Sendable {
   var helpLines: String {
     var rows: [(String, String)] = []
     for positional in positionals {
-      rows.append(("  \(positional.name)", positional.help))
+      rows.append(("  \(positional.name)\(positional.isRepeated ? "..." : "")", positional.help))
     }
     for option in options {
       let short = option.short.map { "-\($0), " } ?? ""

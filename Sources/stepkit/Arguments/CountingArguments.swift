@@ -14,71 +14,71 @@ enum OutputFormat: String, CaseIterable, Sendable {
 struct CountingArguments: Sendable {
   /// Options for the engine.
   var counting: CountingOptions
-  /// The export to read: a path, or `-` for standard input.
-  var export: String
+  /// The exports to read, as given: paths, folders of exports, or `-` for standard input.
+  var exports: [String]
+  /// How many exports are read at once (`--jobs`).
+  var jobs: Int
+  /// Where a cohort's export ids come from (`--id-from`).
+  var idRule: ExportIDRule
   /// Whether `--quiet` silences progress and notes on standard error.
   var quiet: Bool
 
+  /// The first export: the one a single-export run reads.
+  var export: String { exports.first ?? "-" }
+
+  /// The one export of `chart`.
   static let exportArgument = ArgumentSpec.Positional(
     "EXPORT", help: "an export.zip, an export.xml, or - for standard input")
 
-  static let rangeOptions: [ArgumentSpec.Option] = [
-    .init("from", value: "YYYY-MM-DD", help: "First local day to report (default: the first with data)."),
-    .init("to", value: "YYYY-MM-DD", help: "Last local day to report (default: the last with data)."),
-  ]
+  /// The exports of `steps`, `sources` and `sqlite`.
+  static let exportsArgument = ArgumentSpec.Positional(
+    "EXPORT",
+    help: "an export.zip, an export.xml, - for standard input, or several of them or folders of them",
+    repeated: true)
 
-  static let policyOptions: [ArgumentSpec.Option] = [
-    .init(
-      "policy", value: "health|device|all",
-      help:
-        "health: leave out hand-typed steps (default); device: only Apple Watch and iPhone; all: keep everything."
-    ),
-    .init(
-      "time-zone", value: "recorded|Area/City",
-      help: "Where days begin: each sample's recorded UTC offset (default) or a named zone."),
-    .init(
-      "priority", value: "\"Source A,Source B\"",
-      help: "Sources to rank first, in this order; the rest follow the default ranking."),
-  ]
-
-  static let quietFlag = ArgumentSpec.Flag(
-    "quiet", short: "q", help: "No progress bar or notes on standard error.")
+  /// `--jobs` and `--id-from`.
+  static let cohortOptions: [ArgumentSpec.Option] = [.jobs, .idFrom]
+  /// `--from` and `--to`.
+  static let rangeOptions: [ArgumentSpec.Option] = [.from, .to]
+  /// `--policy`, `--time-zone` and `--priority`.
+  static let policyOptions: [ArgumentSpec.Option] = [.policy, .timeZone, .priority]
 
   /// Reads the shared options from `parsed`.
   ///
   /// - Parameters:
   ///   - parsed: The parsed command line.
   ///   - unit: The bucket unit, when the command fixes it; otherwise `--by` is read.
+  ///   - trailingPositionals: How many positionals after the exports are the command's own (`OUT.db`).
   /// - Throws: ``UsageError`` for a bad value.
-  init(_ parsed: ParsedArguments, unit: BucketUnit? = nil) throws(UsageError) {
+  init(_ parsed: ParsedArguments, unit: BucketUnit? = nil, trailingPositionals: Int = 0) throws(UsageError) {
     var options = CountingOptions()
-    if let text = parsed.value("from") { options.from = try Self.date(text, option: "from") }
-    if let text = parsed.value("to") { options.to = try Self.date(text, option: "to") }
+    if let text = parsed.value(.from) { options.from = try Self.date(text, option: .from) }
+    if let text = parsed.value(.to) { options.to = try Self.date(text, option: .to) }
     if let from = options.from, let to = options.to, to < from {
       throw UsageError("--to \(to) is before --from \(from)")
     }
     if let unit {
       options.unit = unit
-    } else if let text = parsed.value("by") {
+    } else if let text = parsed.value(.by) {
       guard let value = BucketUnit(rawValue: text) else {
         throw UsageError("invalid --by '\(text)': expected hour, day, week or month")
       }
       options.unit = value
     }
-    if let text = parsed.value("policy") {
+    if let text = parsed.value(.policy) {
       guard let value = CountingPolicy(rawValue: text) else {
         throw UsageError("invalid --policy '\(text)': expected health, device or all")
       }
       options.policy = value
     }
-    if let text = parsed.value("time-zone") {
+    if let text = parsed.value(.timeZone) {
       guard let value = TimeZoneRule(text) else {
         throw UsageError(
           "invalid --time-zone '\(text)': expected recorded or an IANA zone such as Asia/Shanghai")
       }
       options.timeZone = value
     }
-    if let text = parsed.value("priority") {
+    if let text = parsed.value(.priority) {
       let names = text.split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
       guard !names.isEmpty else {
         throw UsageError("invalid --priority '\(text)': expected source names separated by commas")
@@ -86,24 +86,43 @@ struct CountingArguments: Sendable {
       options.ranking = SourceRanking(explicitOrder: names)
     }
     self.counting = options
-    self.export = parsed.positionals.first ?? "-"
-    self.quiet = parsed.has("quiet")
+    self.exports = Array(parsed.positionals.dropLast(trailingPositionals))
+    if exports.isEmpty { exports = ["-"] }
+    if exports.count > 1, exports.contains("-") {
+      throw UsageError("- (standard input) can only be read alone, not with other exports")
+    }
+    self.jobs = Platform.processorCount
+    if let text = parsed.value(.jobs) {
+      guard let value = Int(text), value > 0 else {
+        throw UsageError(
+          "invalid --jobs '\(text)': expected a whole number of exports to read at once, 1 or more")
+      }
+      self.jobs = value
+    }
+    self.idRule = .name
+    if let text = parsed.value(.idFrom) {
+      guard let value = ExportIDRule(rawValue: text) else {
+        throw UsageError("invalid --id-from '\(text)': expected name or parent")
+      }
+      self.idRule = value
+    }
+    self.quiet = parsed.has(.quiet)
   }
 
   /// Reads `--format`, defaulting to `table` on a terminal and `fallback` elsewhere.
   static func format(
     _ parsed: ParsedArguments, terminal: Bool, fallback: OutputFormat = .csv
   ) throws(UsageError) -> OutputFormat {
-    guard let text = parsed.value("format") else { return terminal ? .table : fallback }
+    guard let text = parsed.value(.format) else { return terminal ? .table : fallback }
     guard let format = OutputFormat(rawValue: text) else {
       throw UsageError("invalid --format '\(text)': expected table, csv or json")
     }
     return format
   }
 
-  private static func date(_ text: String, option: String) throws(UsageError) -> LocalDate {
+  private static func date(_ text: String, option: ArgumentSpec.Option) throws(UsageError) -> LocalDate {
     guard let date = LocalDate(text) else {
-      throw UsageError("invalid --\(option) '\(text)': expected a date as YYYY-MM-DD")
+      throw UsageError("invalid --\(option.name) '\(text)': expected a date as YYYY-MM-DD")
     }
     return date
   }

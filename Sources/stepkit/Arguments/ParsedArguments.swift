@@ -9,11 +9,11 @@ struct ParsedArguments: Sendable, Equatable {
   /// Whether `-h` or `--help` was given.
   var helpRequested = false
 
-  /// The value of option `name`, when given.
-  func value(_ name: String) -> String? { values[name] }
+  /// The value of `option`, when given.
+  func value(_ option: ArgumentSpec.Option) -> String? { values[option.name] }
 
-  /// Whether flag `name` was given.
-  func has(_ name: String) -> Bool { flags.contains(name) }
+  /// Whether `flag` was given.
+  func has(_ flag: ArgumentSpec.Flag) -> Bool { flags.contains(flag.name) }
 }
 
 /// A command line that cannot be run: exit code 2, a one-line reason and a usage hint.

@@ -20,9 +20,8 @@ struct ChartCommand: Subcommand {
     """
 
   static let arguments = ArgumentSpec(
-    options: [.init("output", short: "o", value: "FILE", help: "The .svg or .html file to write (required).")]
-      + CountingArguments.rangeOptions + CountingArguments.policyOptions,
-    flags: [CountingArguments.quietFlag],
+    options: [.output] + CountingArguments.rangeOptions + CountingArguments.policyOptions,
+    flags: [.quiet],
     positionals: [CountingArguments.exportArgument])
 
   var settings: CountingArguments
@@ -31,7 +30,7 @@ struct ChartCommand: Subcommand {
 
   init(_ parsed: ParsedArguments, console: Console) throws(UsageError) {
     settings = try CountingArguments(parsed, unit: .day)
-    guard let path = parsed.value("output") else {
+    guard let path = parsed.value(.output) else {
       throw UsageError("missing -o FILE (the .svg or .html file to write)")
     }
     let lowercased = path.lowercased()
@@ -46,9 +45,12 @@ struct ChartCommand: Subcommand {
   }
 
   func run(_ console: Console) throws(CommandError) {
-    let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
-    let tally = log.tally(settings.counting)
-    if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
+    do throws(OutputFileError) {
+      try FileReplacement.checkTarget(outputPath)
+    } catch {
+      throw .output(error.description)
+    }
+    let tally = try ExportLoading.count(settings, console: console).tally
     let days = StepChart.days(tally)
     let title: String
     if let first = days.first, let last = days.last {
@@ -68,11 +70,17 @@ struct ChartCommand: Subcommand {
     } else {
       text = StepChart.svg(days, title: title)
     }
-    do {
-      try Data(text.utf8).write(to: URL(fileURLWithPath: outputPath))
+    do throws(OutputFileError) {
+      try FileReplacement.write(text, to: outputPath)
     } catch {
-      throw .output("cannot write \(outputPath): \(error.localizedDescription)")
+      throw .output(error.description)
     }
     if !settings.quiet { console.error("stepkit: wrote \(outputPath) (\(days.count) days)\n") }
   }
+}
+
+extension ArgumentSpec.Option {
+  /// `-o FILE` of `stepkit chart`.
+  static let output = Self(
+    "output", short: "o", value: "FILE", help: "The .svg or .html file to write (required).")
 }

@@ -24,11 +24,7 @@ struct DoctorCommand: Subcommand {
     """
 
   static let arguments = ArgumentSpec(
-    flags: [
-      .init("writes", help: "The app saves body mass or height (needs NSHealthUpdateUsageDescription)."),
-      .init("no-motion", help: "The app never uses CoreMotion (NSMotionUsageDescription not needed)."),
-      .init("background-delivery", help: "The app enables HealthKit background delivery."),
-    ],
+    flags: [.writes, .noMotion, .backgroundDelivery],
     positionals: [.init("PATH", help: "an Info.plist, an .entitlements file, or a folder")])
 
   var path: String
@@ -37,8 +33,8 @@ struct DoctorCommand: Subcommand {
   init(_ parsed: ParsedArguments, console: Console) throws(UsageError) {
     path = parsed.positionals[0]
     options = AppConfigurationCheck.Options(
-      writesHealthData: parsed.has("writes"), usesMotion: !parsed.has("no-motion"),
-      usesBackgroundDelivery: parsed.has("background-delivery"))
+      writesHealthData: parsed.has(.writes), usesMotion: !parsed.has(.noMotion),
+      usesBackgroundDelivery: parsed.has(.backgroundDelivery))
   }
 
   func run(_ console: Console) throws(CommandError) {
@@ -55,4 +51,16 @@ struct DoctorCommand: Subcommand {
       throw .checkFailed
     }
   }
+}
+
+extension ArgumentSpec.Flag {
+  /// `--writes` of `stepkit doctor`.
+  static let writes = Self(
+    "writes", help: "The app saves body mass or height (needs NSHealthUpdateUsageDescription).")
+  /// `--no-motion` of `stepkit doctor`.
+  static let noMotion = Self(
+    "no-motion", help: "The app never uses CoreMotion (NSMotionUsageDescription not needed).")
+  /// `--background-delivery` of `stepkit doctor`.
+  static let backgroundDelivery = Self(
+    "background-delivery", help: "The app enables HealthKit background delivery.")
 }

@@ -14,26 +14,53 @@ enum ExportLoading {
   /// - Parameters:
   ///   - argument: A path, or `-` for standard input.
   ///   - quiet: No progress bar and no note about quirks.
-  ///   - console: Where the progress bar goes.
+  ///   - console: Where the progress bar and the notes go.
   /// - Returns: The samples and what the export says about itself.
   /// - Throws: ``CommandError/export(_:)``.
   static func load(_ argument: String, quiet: Bool, console: Console) throws(CommandError) -> (
     SampleLog, ExportInfo
   ) {
-    var log = SampleLog()
     let bar: ProgressBar? = quiet || !console.errorIsTerminal ? nil : ProgressBar(write: console.error)
-    let progress: (@Sendable (ExportProgress) -> Void)? = bar.map { bar in
-      { @Sendable report in bar.update(bytesRead: report.bytesRead, totalBytes: report.totalBytes) }
-    }
+    defer { bar?.finish() }
+    let (log, info) = try read(
+      argument,
+      progress: bar.map { bar in
+        { @Sendable report in bar.update(bytesRead: report.bytesRead, totalBytes: report.totalBytes) }
+      })
+    if !quiet, let note = quirkNote(info) { console.error(note) }
+    return (log, info)
+  }
+
+  /// What every counting command does first: reads the export of `settings`
+  /// (with the progress bar), counts it, and notes its invalid records.
+  ///
+  /// - Returns: The samples and their tally under `settings.counting`.
+  /// - Throws: ``CommandError/export(_:)``.
+  static func count(_ settings: CountingArguments, console: Console) throws(CommandError) -> (
+    log: SampleLog, tally: Tally
+  ) {
+    let (log, _) = try load(settings.export, quiet: settings.quiet, console: console)
+    let tally = log.tally(settings.counting)
+    if !settings.quiet, let note = invalidNote(tally.invalid) { console.error(note) }
+    return (log, tally)
+  }
+
+  /// Reads `argument`'s export, reporting progress to `progress`.
+  ///
+  /// - Throws: ``CommandError/export(_:)``, also when the export has step or
+  ///   distance records and every one of them is invalid.
+  static func read(_ argument: String, progress: (@Sendable (ExportProgress) -> Void)?) throws(CommandError)
+    -> (
+      SampleLog, ExportInfo
+    )
+  {
+    var log = SampleLog()
     let info: ExportInfo
     do {
       info = try ExportReader.read(input(for: argument), into: &log, progress: progress)
-      bar?.finish()
     } catch let error as HealthExportError {
-      bar?.finish()
       throw .export(error)
     } catch {
-      bar?.finish()
       throw .output("\(argument): \(error.localizedDescription)")
     }
     // Nothing to count is not an empty success (COUNTING.md, Inputs).
@@ -41,7 +68,6 @@ enum ExportLoading {
       throw .export(
         .noValidRecords(file: info.fileName, count: info.invalidRecords, examples: log.invalid.examples))
     }
-    if !quiet, let note = quirkNote(info) { console.error(note) }
     return (log, info)
   }
 

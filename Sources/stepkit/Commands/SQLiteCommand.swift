@@ -8,7 +8,8 @@ struct SQLiteCommand: Subcommand {
   static let discussion = """
     Usage: stepkit sqlite EXPORT OUT.db [options]
 
-    Writes three tables (an existing OUT.db is replaced):
+    Writes three tables (an existing OUT.db is replaced once the new one is
+    complete; after a failure it is left as it was):
       days     date, steps, distance_m, raw_steps, manual_steps (as --format csv)
       sources  rank, name, class, counted, device_models, sample counts, raw,
                counted and manual steps, distances, first_start, last_end
@@ -17,18 +18,25 @@ struct SQLiteCommand: Subcommand {
                counted for after the merge
     For Datasette, DuckDB, pandas or the sqlite3 shell.
 
+    With several exports, or a folder of them (read in parallel, --jobs at a
+    time), one database holds them all: an exports table (export, file,
+    samples, invalid, and error for an export that could not be read) and an
+    export column leading days, sources and samples, indexed for queries per
+    participant.
+
     Examples:
       stepkit sqlite export.zip health.db
       sqlite3 health.db "SELECT source, SUM(value), SUM(counted) FROM samples WHERE kind = 'steps' GROUP BY source"
+      stepkit sqlite cohort/ cohort.db
+      sqlite3 cohort.db "SELECT export, AVG(steps) FROM days GROUP BY export"
     """
 
   static let arguments = ArgumentSpec(
-    options: CountingArguments.rangeOptions + [
-      .init("by", value: "hour|day|week|month", help: "Bucket length of the days table (default: day).")
-    ] + CountingArguments.policyOptions,
-    flags: [CountingArguments.quietFlag],
+    options: CountingArguments.rangeOptions + [.by] + CountingArguments.policyOptions
+      + CountingArguments.cohortOptions,
+    flags: [.quiet],
     positionals: [
-      CountingArguments.exportArgument,
+      CountingArguments.exportsArgument,
       .init("OUT.db", help: "the SQLite database to write"),
     ])
 
@@ -36,18 +44,24 @@ struct SQLiteCommand: Subcommand {
   var databasePath: String
 
   init(_ parsed: ParsedArguments, console: Console) throws(UsageError) {
-    settings = try CountingArguments(parsed)
+    settings = try CountingArguments(parsed, trailingPositionals: 1)
     settings.counting.recordsCountedValues = true
-    databasePath = parsed.positionals[1]
+    databasePath = parsed.positionals[parsed.positionals.count - 1]
   }
 
   func run(_ console: Console) throws(CommandError) {
-    let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
-    let tally = log.tally(settings.counting)
-    if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
-    do {
-      let writer = try SQLiteWriter(path: databasePath)
+    do throws(OutputFileError) {
+      try FileReplacement.checkTarget(databasePath)
+    } catch {
+      throw .output(error.description)
+    }
+    let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    guard !isCohort else { return try runCohort(members, console: console) }
+    let (log, tally) = try ExportLoading.count(settings, console: console)
+    do throws(OutputFileError) {
+      let writer = try SQLiteWriter(replacing: databasePath)
       try writer.write(tally, log: log)
+      try writer.commit()
     } catch {
       throw .output(error.description)
     }
@@ -56,5 +70,45 @@ struct SQLiteCommand: Subcommand {
         "stepkit: wrote \(databasePath) (\(tally.buckets.count) \(settings.counting.unit.rawValue)s, "
           + "\(tally.sources.count) sources, \(log.count) samples)\n")
     }
+  }
+
+  /// Several exports in one database, in the members' order.
+  private func runCohort(_ members: [CohortMember], console: Console) throws(CommandError) {
+    let writer: SQLiteWriter
+    do throws(OutputFileError) {
+      writer = try SQLiteWriter(replacing: databasePath, cohort: true)
+    } catch {
+      throw .output(error.description)
+    }
+    var samples = 0
+    var read = 0
+    let allRead = try Cohort.run(members, settings: settings, keepsSamples: true, console: console) {
+      member, outcome throws(CommandError) in
+      do throws(OutputFileError) {
+        switch outcome {
+        case .counted(let tally, let log, let sampleCount, _):
+          try writer.recordExport(
+            id: member.id, file: member.path, samples: sampleCount, invalid: tally.invalid.count, error: nil)
+          if let log { try writer.write(tally, log: log, export: member.id) }
+          samples += sampleCount
+          read += 1
+        case .failed(let message):
+          try writer.recordExport(id: member.id, file: member.path, samples: 0, invalid: 0, error: message)
+        }
+      } catch {
+        throw .output(error.description)
+      }
+    }
+    do throws(OutputFileError) {
+      try writer.commit()
+    } catch {
+      throw .output(error.description)
+    }
+    if !settings.quiet {
+      console.error(
+        "stepkit: wrote \(databasePath) (\(read) of \(members.count) exports, "
+          + "\(TextFormatting.grouped(Int64(samples))) samples)\n")
+    }
+    if !allRead { throw .checkFailed }
   }
 }

@@ -18,16 +18,17 @@ struct SourcesCommand: Subcommand {
       stepkit sources export.zip
       stepkit sources export.zip --policy all
       stepkit sources export.zip --priority "Pedometer++" --format csv
+      stepkit sources cohort/ --format csv > sources.csv
+
+    Several exports, or a folder of them, are read in parallel as with
+    `stepkit steps`; each row then starts with the export's id.
     """
 
   static let arguments = ArgumentSpec(
-    options: CountingArguments.rangeOptions + CountingArguments.policyOptions + [
-      .init(
-        "format", value: "table|csv|json",
-        help: "Output format (default: table on a terminal, csv otherwise).")
-    ],
-    flags: [CountingArguments.quietFlag],
-    positionals: [CountingArguments.exportArgument])
+    options: CountingArguments.rangeOptions + CountingArguments.policyOptions + [.format]
+      + CountingArguments.cohortOptions,
+    flags: [.quiet],
+    positionals: [CountingArguments.exportsArgument])
 
   var settings: CountingArguments
   var format: OutputFormat
@@ -38,13 +39,18 @@ struct SourcesCommand: Subcommand {
   }
 
   func run(_ console: Console) throws(CommandError) {
-    let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
-    let tally = log.tally(settings.counting)
-    if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
+    let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    guard !isCohort else { return try runCohort(members, console: console) }
+    let tally = try ExportLoading.count(settings, console: console).tally
     switch format {
     case .table: console.output(TableFormatter.sources(tally))
     case .csv: console.output(CSVFormatter.sources(tally))
     case .json: console.output(JSONFormatter.sources(tally, export: settings.export))
     }
+  }
+
+  /// Several exports: rows with the export id, in the members' order.
+  private func runCohort(_ members: [CohortMember], console: Console) throws(CommandError) {
+    try Cohort.printRows(members, of: .sources, format: format, settings: settings, console: console)
   }
 }

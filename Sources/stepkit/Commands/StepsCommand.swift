@@ -21,18 +21,22 @@ struct StepsCommand: Subcommand {
       stepkit steps export.zip --policy device --format json
       stepkit steps export.zip --priority "Ada's Apple Watch,Pedometer++"
       unzip -p export.zip apple_health_export/export.xml | stepkit steps - --format csv
+      stepkit steps cohort/ --format csv > cohort.csv
+      stepkit steps participants/ --id-from parent --jobs 4 --format csv > cohort.csv
+
+    Several exports, or a folder of them (searched for .zip and .xml files),
+    are read in parallel, --jobs at a time. Each row then starts with an
+    export column, the export's id, and rows follow the order of the
+    arguments (a folder's exports sorted by path), however the reading is
+    scheduled. An export that cannot be read is reported on standard error,
+    listed at the end, and makes the exit code 1; the others are printed.
     """
 
   static let arguments = ArgumentSpec(
-    options: CountingArguments.rangeOptions + [
-      .init("by", value: "hour|day|week|month", help: "Bucket length (default: day; weeks start on Monday).")
-    ] + CountingArguments.policyOptions + [
-      .init(
-        "format", value: "table|csv|json",
-        help: "Output format (default: table on a terminal, csv otherwise).")
-    ],
-    flags: [CountingArguments.quietFlag],
-    positionals: [CountingArguments.exportArgument])
+    options: CountingArguments.rangeOptions + [.by] + CountingArguments.policyOptions + [.format]
+      + CountingArguments.cohortOptions,
+    flags: [.quiet],
+    positionals: [CountingArguments.exportsArgument])
 
   var settings: CountingArguments
   var format: OutputFormat
@@ -43,13 +47,18 @@ struct StepsCommand: Subcommand {
   }
 
   func run(_ console: Console) throws(CommandError) {
-    let (log, _) = try ExportLoading.load(settings.export, quiet: settings.quiet, console: console)
-    let tally = log.tally(settings.counting)
-    if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid) { console.error(note) }
+    let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    guard !isCohort else { return try runCohort(members, console: console) }
+    let (log, tally) = try ExportLoading.count(settings, console: console)
     if !settings.quiet, let note = Self.emptyNote(tally, sampleCount: log.count, export: settings.export) {
       console.error(note)
     }
     console.output(Self.render(tally, format: format, export: settings.export))
+  }
+
+  /// Several exports: rows with the export id, in the members' order.
+  private func runCohort(_ members: [CohortMember], console: Console) throws(CommandError) {
+    try Cohort.printRows(members, of: .steps, format: format, settings: settings, console: console)
   }
 
   /// Why nothing was printed, when nothing was: no samples at all, or a

@@ -40,12 +40,17 @@ enum CommandError: Error {
   case output(String)
   /// A check found problems and printed them already: exit 1, nothing more to say.
   case checkFailed
+  /// Standard output took no more data, so the rest of the work was dropped:
+  /// a write error is reported by ``StepKitCommand/main(_:console:)`` (exit 1),
+  /// a closed pipe ends the run quietly (exit 0).
+  case outputStopped
 
   /// The process exit code.
   var exitCode: Int32 {
     switch self {
     case .usage: return 2
     case .export, .output, .checkFailed: return 1
+    case .outputStopped: return 0
     }
   }
 
@@ -57,7 +62,7 @@ enum CommandError: Error {
     case .export(let error):
       return error.description(in: language)
     case .output(let message): return message
-    case .checkFailed: return ""
+    case .checkFailed, .outputStopped: return ""
     }
   }
 }

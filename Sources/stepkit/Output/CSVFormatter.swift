@@ -6,16 +6,21 @@ enum CSVFormatter {
   /// The header, exactly as the command documents it.
   static let header = "date,steps,distance_m,raw_steps,manual_steps"
 
-  /// Every bucket of `tally` as CSV, header first, one line each.
-  static func format(_ tally: Tally) -> String {
-    var lines = [header]
+  /// The header of several exports in one run: the export id first.
+  static let cohortHeader = "export," + header
+
+  /// Every bucket of `tally` as CSV, one line each: header first, or, for one
+  /// export of several, no header and the export id in a first column.
+  static func format(_ tally: Tally, export: String? = nil) -> String {
+    let prefix = export.map { field($0) + "," } ?? ""
+    var lines = export == nil ? [header] : []
     lines.reserveCapacity(tally.buckets.count + 1)
     for bucket in tally.buckets {
       lines.append(
-        "\(bucket.label(unit: tally.options.unit)),\(bucket.roundedSteps),"
+        "\(prefix)\(bucket.label(unit: tally.options.unit)),\(bucket.roundedSteps),"
           + "\(bucket.roundedDistanceMeters),\(bucket.roundedRawSteps),\(bucket.roundedManualSteps)")
     }
-    return lines.joined(separator: "\n") + "\n"
+    return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
   }
 
   /// The header of `stepkit sources --format csv`.
@@ -23,22 +28,30 @@ enum CSVFormatter {
     "rank,source,class,counted,device_models,step_samples,distance_samples,raw_steps,"
     + "counted_steps,manual_steps,raw_distance_m,counted_distance_m,first_start,last_end"
 
-  /// Every source of `tally` as CSV, highest rank first.
-  static func sources(_ tally: Tally) -> String {
-    var lines = [sourcesHeader]
+  /// The sources header of several exports in one run: the export id first.
+  static let cohortSourcesHeader = "export," + sourcesHeader
+
+  /// Every source of `tally` as CSV, highest rank first: header first, or, for
+  /// one export of several, no header and the export id in a first column.
+  static func sources(_ tally: Tally, export: String? = nil) -> String {
+    var lines = export == nil ? [sourcesHeader] : []
     for row in tally.sources {
-      let cells: [String] = [
-        String(row.rank), field(row.name), field(row.classLabel),
-        row.isCounted ? "true" : "false", field(row.deviceModels.joined(separator: " ")),
-        String(row.stepSamples), String(row.distanceSamples),
-        String(roundedForOutput(row.rawSteps)), String(roundedForOutput(row.countedSteps)),
-        String(roundedForOutput(row.manualSteps)), String(roundedForOutput(row.rawDistanceMeters)),
-        String(roundedForOutput(row.countedDistanceMeters)),
-        row.firstStart.map(TextFormatting.isoUTC) ?? "", row.lastEnd.map(TextFormatting.isoUTC) ?? "",
-      ]
-      lines.append(cells.joined(separator: ","))
+      let lead: [String] = export.map { [field($0)] } ?? []
+      lines.append((lead + cells(row)).joined(separator: ","))
     }
-    return lines.joined(separator: "\n") + "\n"
+    return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
+  }
+
+  private static func cells(_ row: Tally.SourceRow) -> [String] {
+    [
+      String(row.rank), field(row.name), field(row.classLabel),
+      row.isCounted ? "true" : "false", field(row.deviceModels.joined(separator: " ")),
+      String(row.stepSamples), String(row.distanceSamples),
+      String(roundedForOutput(row.rawSteps)), String(roundedForOutput(row.countedSteps)),
+      String(roundedForOutput(row.manualSteps)), String(roundedForOutput(row.rawDistanceMeters)),
+      String(roundedForOutput(row.countedDistanceMeters)),
+      row.firstStart.map(TextFormatting.isoUTC) ?? "", row.lastEnd.map(TextFormatting.isoUTC) ?? "",
+    ]
   }
 
   /// One CSV field, quoted when it holds a comma, a quote or a line break.

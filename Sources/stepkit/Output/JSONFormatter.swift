@@ -10,15 +10,7 @@ enum JSONFormatter {
     let object = JSONValue.object([
       ("options", options(tally.options, export: export)),
       ("days", .array(days)),
-      (
-        "totals",
-        .object([
-          ("steps", .integer(total.roundedSteps)),
-          ("distance_m", .integer(total.roundedDistanceMeters)),
-          ("raw_steps", .integer(total.roundedRawSteps)),
-          ("manual_steps", .integer(total.roundedManualSteps)),
-        ])
-      ),
+      ("totals", totals(total)),
       ("sources", .array(tally.sources.map(source))),
       ("invalid", invalid(tally.invalid)),
     ])
@@ -35,45 +27,98 @@ enum JSONFormatter {
     return object.rendered() + "\n"
   }
 
-  static func bucket(bucket: Tally.Bucket, unit: BucketUnit) -> JSONValue {
+  /// `stepkit steps --format json` with several exports, up to the first export:
+  /// the options used and the opening of the `exports` array.
+  static func cohortStart(_ options: CountingOptions, idRule: ExportIDRule) -> String {
+    var members = optionMembers(options)
+    members.append(("id_from", .string(idRule.rawValue)))
+    return "{\n  \"options\": " + JSONValue.object(members).rendered(indent: 2) + ",\n  \"exports\": [\n"
+  }
+
+  /// The end of a cohort's JSON, after the last export.
+  static let cohortEnd = "\n  ]\n}\n"
+
+  /// One export of a cohort, as an element of `exports`: its id, file and
+  /// error, and, for `steps` (`days` set), its days and totals, then its
+  /// sources and invalid records; every day and source carries the export id.
+  static func cohortExport(_ member: CohortMember, _ outcome: CohortOutcome, days: Bool) -> String {
+    var members: [(String, JSONValue)] = [("export", .string(member.id)), ("file", .string(member.path))]
+    switch outcome {
+    case .counted(let tally, _, _):
+      members.append(("error", .null))
+      if days {
+        members.append(
+          (
+            "days",
+            .array(tally.buckets.map { bucket(bucket: $0, unit: tally.options.unit, export: member.id) })
+          ))
+        members.append(("totals", totals(tally.total)))
+      }
+      members.append(("sources", .array(tally.sources.map { source($0, export: member.id) })))
+      members.append(("invalid", invalid(tally.invalid)))
+    case .failed(let message):
+      members.append(("error", .string(message)))
+      if days { members += [("days", .array([])), ("totals", .null)] }
+      members += [("sources", .array([])), ("invalid", .null)]
+    }
+    return "    " + JSONValue.object(members).rendered(indent: 4)
+  }
+
+  static func totals(_ total: Tally.Bucket) -> JSONValue {
     .object([
-      ("date", .string(bucket.label(unit: unit))),
-      ("steps", .integer(bucket.roundedSteps)),
-      ("distance_m", .integer(bucket.roundedDistanceMeters)),
-      ("raw_steps", .integer(bucket.roundedRawSteps)),
-      ("manual_steps", .integer(bucket.roundedManualSteps)),
+      ("steps", .integer(total.roundedSteps)),
+      ("distance_m", .integer(total.roundedDistanceMeters)),
+      ("raw_steps", .integer(total.roundedRawSteps)),
+      ("manual_steps", .integer(total.roundedManualSteps)),
     ])
   }
 
+  static func bucket(bucket: Tally.Bucket, unit: BucketUnit, export: String? = nil) -> JSONValue {
+    .object(
+      (export.map { [("export", JSONValue.string($0))] } ?? []) + [
+        ("date", .string(bucket.label(unit: unit))),
+        ("steps", .integer(bucket.roundedSteps)),
+        ("distance_m", .integer(bucket.roundedDistanceMeters)),
+        ("raw_steps", .integer(bucket.roundedRawSteps)),
+        ("manual_steps", .integer(bucket.roundedManualSteps)),
+      ])
+  }
+
   static func options(_ options: CountingOptions, export: String) -> JSONValue {
-    .object([
-      ("export", .string(export)),
+    .object([("export", .string(export))] + optionMembers(options))
+  }
+
+  private static func optionMembers(_ options: CountingOptions) -> [(String, JSONValue)] {
+    [
       ("from", .string(options.from?.description)),
       ("to", .string(options.to?.description)),
       ("by", .string(options.unit.rawValue)),
       ("policy", .string(options.policy.rawValue)),
       ("time_zone", .string(options.timeZone.description)),
       ("priority", .array(options.ranking.explicitOrder.map { .string($0) })),
-    ])
+    ]
   }
 
-  static func source(_ row: Tally.SourceRow) -> JSONValue {
-    .object([
-      ("rank", .integer(Int64(row.rank))),
-      ("name", .string(row.name)),
-      ("class", .string(row.classLabel)),
-      ("counted", .bool(row.isCounted)),
-      ("device_models", .array(row.deviceModels.map { .string($0) })),
-      ("step_samples", .integer(Int64(row.stepSamples))),
-      ("distance_samples", .integer(Int64(row.distanceSamples))),
-      ("raw_steps", .integer(roundedForOutput(row.rawSteps))),
-      ("counted_steps", .integer(roundedForOutput(row.countedSteps))),
-      ("manual_steps", .integer(roundedForOutput(row.manualSteps))),
-      ("raw_distance_m", .integer(roundedForOutput(row.rawDistanceMeters))),
-      ("counted_distance_m", .integer(roundedForOutput(row.countedDistanceMeters))),
-      ("first_start", .string(row.firstStart.map(TextFormatting.isoUTC))),
-      ("last_end", .string(row.lastEnd.map(TextFormatting.isoUTC))),
-    ])
+  static func source(_ row: Tally.SourceRow) -> JSONValue { source(row, export: nil) }
+
+  static func source(_ row: Tally.SourceRow, export: String?) -> JSONValue {
+    .object(
+      (export.map { [("export", JSONValue.string($0))] } ?? []) + [
+        ("rank", .integer(Int64(row.rank))),
+        ("name", .string(row.name)),
+        ("class", .string(row.classLabel)),
+        ("counted", .bool(row.isCounted)),
+        ("device_models", .array(row.deviceModels.map { .string($0) })),
+        ("step_samples", .integer(Int64(row.stepSamples))),
+        ("distance_samples", .integer(Int64(row.distanceSamples))),
+        ("raw_steps", .integer(roundedForOutput(row.rawSteps))),
+        ("counted_steps", .integer(roundedForOutput(row.countedSteps))),
+        ("manual_steps", .integer(roundedForOutput(row.manualSteps))),
+        ("raw_distance_m", .integer(roundedForOutput(row.rawDistanceMeters))),
+        ("counted_distance_m", .integer(roundedForOutput(row.countedDistanceMeters))),
+        ("first_start", .string(row.firstStart.map(TextFormatting.isoUTC))),
+        ("last_end", .string(row.lastEnd.map(TextFormatting.isoUTC))),
+      ])
   }
 
   static func invalid(_ report: InvalidSampleReport) -> JSONValue {

@@ -1,5 +1,15 @@
 /// A JSON value that keeps its keys in the order they were written, so the
 /// output reads well and is the same on every run.
+///
+/// Foundation's `JSONEncoder` is not used on purpose: the documented output
+/// keeps the contract's column order (`date, steps, distance_m, …`, where
+/// `.sortedKeys` would put `date` after `distance_m`), prints a day as one
+/// line (`.prettyPrinted` spends a line on every field, seven times the
+/// lines), writes absent values as explicit `null`s (synthesized `Encodable`
+/// leaves them out), and a cohort is streamed one export at a time, each
+/// rendered at its depth inside the `exports` array, so memory does not grow
+/// with the number of exports. The tests parse every JSON output with
+/// `JSONSerialization`.
 indirect enum JSONValue: Equatable, Sendable {
   case object([(String, JSONValue)])
   case array([JSONValue])

@@ -2,137 +2,201 @@ import CSQLite
 import Foundation
 import StepKitCore
 
-/// Why an SQLite database could not be written.
-struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// The database file.
-  var path: String
-  /// SQLite's message.
-  var message: String
-
-  var description: String { "cannot write \(path): \(message)" }
-}
-
-/// Writes a tally and its samples into an SQLite database through the system
-/// `libsqlite3`: tables `days`, `sources` and `samples`, with indexes.
+/// Writes tallies and their samples into an SQLite database through the system
+/// `libsqlite3`: tables `days`, `sources` and `samples`, with indexes, and for a
+/// cohort of exports an `exports` table and an `export` column in the others.
+///
+/// The database is built in a temporary file beside the target and renamed over
+/// it by ``commit()`` (see ``FileReplacement``): until then, and after any
+/// failure, an existing database at the path is left exactly as it was.
 final class SQLiteWriter {
   private var database: OpaquePointer?
-  private let path: String
+  private let file: FileReplacement
+  private let isCohort: Bool
+  private var nextSampleID: Int64 = 1
 
   /// SQLite copies bound text at once (`SQLITE_TRANSIENT`).
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-  /// Creates (replacing) the database at `path`.
+  /// Starts a new database that will replace `path`.
   ///
-  /// - Throws: ``SQLiteError`` when the file cannot be created.
-  init(path: String) throws(SQLiteError) {
-    self.path = path
-    if FileManager.default.fileExists(atPath: path) {
-      do {
-        try FileManager.default.removeItem(atPath: path)
-      } catch {
-        throw SQLiteError(path: path, message: "cannot replace the existing file")
-      }
-    }
+  /// - Parameters:
+  ///   - path: The database file to create or replace.
+  ///   - cohort: Whether the database holds several exports (an `exports`
+  ///     table, and the export id in `days`, `sources` and `samples`).
+  /// - Throws: ``OutputFileError`` when the path is not a regular file or the
+  ///   temporary file cannot be created.
+  init(replacing path: String, cohort: Bool = false) throws(OutputFileError) {
+    file = try FileReplacement(replacing: path)
+    isCohort = cohort
     var handle: OpaquePointer?
-    let status = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
+    let status = sqlite3_open_v2(file.temporaryPath, &handle, SQLITE_OPEN_READWRITE, nil)
     database = handle
     guard status == SQLITE_OK else {
       let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-      throw SQLiteError(path: path, message: message)
+      throw OutputFileError(path: path, message: message)
     }
+    try execute(Self.schema(cohort: cohort))
+    try execute("BEGIN")
   }
 
-  deinit { sqlite3_close(database) }
+  deinit {
+    sqlite3_close(database)
+    // The replacement removes its temporary file unless committed.
+  }
 
-  static let schema = """
-    PRAGMA journal_mode = OFF;
-    PRAGMA synchronous = OFF;
-    CREATE TABLE days (
-      date TEXT PRIMARY KEY,
-      steps INTEGER NOT NULL,
-      distance_m INTEGER NOT NULL,
-      raw_steps INTEGER NOT NULL,
-      manual_steps INTEGER NOT NULL
-    );
-    CREATE TABLE sources (
-      rank INTEGER PRIMARY KEY,
-      name TEXT NOT NULL UNIQUE,
-      class TEXT NOT NULL,
-      counted INTEGER NOT NULL,
-      device_models TEXT NOT NULL,
-      step_samples INTEGER NOT NULL,
-      distance_samples INTEGER NOT NULL,
-      raw_steps INTEGER NOT NULL,
-      counted_steps INTEGER NOT NULL,
-      manual_steps INTEGER NOT NULL,
-      raw_distance_m INTEGER NOT NULL,
-      counted_distance_m INTEGER NOT NULL,
-      first_start TEXT,
-      last_end TEXT
-    );
-    CREATE TABLE samples (
-      id INTEGER PRIMARY KEY,
-      kind TEXT NOT NULL,
-      start TEXT NOT NULL,
-      end TEXT NOT NULL,
-      utc_offset INTEGER NOT NULL,
-      local_date TEXT NOT NULL,
-      value REAL NOT NULL,
-      source TEXT NOT NULL,
-      device_model TEXT,
-      user_entered INTEGER NOT NULL,
-      counted REAL NOT NULL
-    );
-    """
+  /// The tables; with `cohort`, every table but `exports` starts with the export id.
+  static func schema(cohort: Bool) -> String {
+    let export = cohort ? "\n  export TEXT NOT NULL REFERENCES exports (export)," : ""
+    var sql = """
+      PRAGMA journal_mode = OFF;
+      PRAGMA synchronous = OFF;
 
-  static let indexes = """
-    CREATE INDEX samples_by_start ON samples (kind, start);
-    CREATE INDEX samples_by_local_date ON samples (local_date);
-    CREATE INDEX samples_by_source ON samples (source, kind);
-    """
+      """
+    if cohort {
+      sql += """
+        CREATE TABLE exports (
+          export TEXT PRIMARY KEY,
+          file TEXT NOT NULL,
+          samples INTEGER NOT NULL,
+          invalid INTEGER NOT NULL,
+          error TEXT
+        );
 
-  /// Writes everything in one transaction.
+        """
+    }
+    sql += """
+      CREATE TABLE days (\(export)
+        date TEXT \(cohort ? "NOT NULL" : "PRIMARY KEY"),
+        steps INTEGER NOT NULL,
+        distance_m INTEGER NOT NULL,
+        raw_steps INTEGER NOT NULL,
+        manual_steps INTEGER NOT NULL\(cohort ? ",\n  PRIMARY KEY (export, date)" : "")
+      );
+      CREATE TABLE sources (\(export)
+        rank INTEGER \(cohort ? "NOT NULL" : "PRIMARY KEY"),
+        name TEXT NOT NULL\(cohort ? "" : " UNIQUE"),
+        class TEXT NOT NULL,
+        counted INTEGER NOT NULL,
+        device_models TEXT NOT NULL,
+        step_samples INTEGER NOT NULL,
+        distance_samples INTEGER NOT NULL,
+        raw_steps INTEGER NOT NULL,
+        counted_steps INTEGER NOT NULL,
+        manual_steps INTEGER NOT NULL,
+        raw_distance_m INTEGER NOT NULL,
+        counted_distance_m INTEGER NOT NULL,
+        first_start TEXT,
+        last_end TEXT\(cohort ? ",\n  PRIMARY KEY (export, rank),\n  UNIQUE (export, name)" : "")
+      );
+      CREATE TABLE samples (
+        id INTEGER PRIMARY KEY,\(export)
+        kind TEXT NOT NULL,
+        start TEXT NOT NULL,
+        end TEXT NOT NULL,
+        utc_offset INTEGER NOT NULL,
+        local_date TEXT NOT NULL,
+        value REAL NOT NULL,
+        source TEXT NOT NULL,
+        device_model TEXT,
+        user_entered INTEGER NOT NULL,
+        counted REAL NOT NULL
+      );
+      """
+    return sql
+  }
+
+  /// The sample indexes, made once every row is in; a cohort's lead with the export id.
+  static func indexes(cohort: Bool) -> String {
+    let export = cohort ? "export, " : ""
+    return """
+      CREATE INDEX samples_by_start ON samples (\(export)kind, start);
+      CREATE INDEX samples_by_local_date ON samples (\(export)local_date);
+      CREATE INDEX samples_by_source ON samples (\(export)source, kind);
+      """
+  }
+
+  /// Records one export of a cohort in the `exports` table.
+  ///
+  /// - Parameters:
+  ///   - id: The export id (the `export` column of the other tables).
+  ///   - file: The export's path.
+  ///   - samples: Its step and distance samples; 0 when it failed.
+  ///   - invalid: Its invalid records; 0 when it failed.
+  ///   - error: Why it could not be read, or `nil`.
+  /// - Throws: ``OutputFileError``.
+  func recordExport(id: String, file path: String, samples: Int, invalid: Int, error: String?)
+    throws(OutputFileError)
+  {
+    let insert = try prepare("INSERT INTO exports VALUES (?, ?, ?, ?, ?)")
+    defer { sqlite3_finalize(insert) }
+    bind(insert, 1, id)
+    bind(insert, 2, path)
+    sqlite3_bind_int64(insert, 3, Int64(samples))
+    sqlite3_bind_int64(insert, 4, Int64(invalid))
+    bind(insert, 5, error)
+    try step(insert)
+  }
+
+  /// Closes the database, flushes it to disk and renames it over the target.
+  ///
+  /// - Throws: ``OutputFileError``; the target is then left as it was.
+  func commit() throws(OutputFileError) {
+    try execute(Self.indexes(cohort: isCohort))
+    try execute("COMMIT")
+    let status = sqlite3_close(database)
+    database = nil
+    guard status == SQLITE_OK else {
+      file.discard()
+      throw OutputFileError(path: file.path, message: "cannot close the database (SQLite error \(status))")
+    }
+    try file.commit()
+  }
+
+  /// Writes one export's days, sources and samples (one transaction for all, committed by ``commit()``).
   ///
   /// - Parameters:
   ///   - tally: A tally made with ``CountingOptions/recordsCountedValues``.
   ///   - log: The log the tally was made from.
-  /// - Throws: ``SQLiteError``.
-  func write(_ tally: Tally, log: SampleLog) throws(SQLiteError) {
-    try execute(Self.schema)
-    try execute("BEGIN")
-    let dayInsert = try prepare("INSERT INTO days VALUES (?, ?, ?, ?, ?)")
+  ///   - export: The export id, in a cohort database (after ``recordExport(id:file:samples:invalid:error:)``).
+  /// - Throws: ``OutputFileError``.
+  func write(_ tally: Tally, log: SampleLog, export: String? = nil) throws(OutputFileError) {
+    // In a cohort, column 1 of days, sources and samples (after samples.id) is the export id.
+    let first: Int32 = isCohort ? 1 : 0
+    let dayInsert = try prepare("INSERT INTO days VALUES (\(Self.placeholders(5 + first)))")
     defer { sqlite3_finalize(dayInsert) }
+    if isCohort { bind(dayInsert, 1, export) }
     for bucket in tally.buckets {
-      bind(dayInsert, 1, bucket.label(unit: tally.options.unit))
-      sqlite3_bind_int64(dayInsert, 2, bucket.roundedSteps)
-      sqlite3_bind_int64(dayInsert, 3, bucket.roundedDistanceMeters)
-      sqlite3_bind_int64(dayInsert, 4, bucket.roundedRawSteps)
-      sqlite3_bind_int64(dayInsert, 5, bucket.roundedManualSteps)
+      bind(dayInsert, first + 1, bucket.label(unit: tally.options.unit))
+      sqlite3_bind_int64(dayInsert, first + 2, bucket.roundedSteps)
+      sqlite3_bind_int64(dayInsert, first + 3, bucket.roundedDistanceMeters)
+      sqlite3_bind_int64(dayInsert, first + 4, bucket.roundedRawSteps)
+      sqlite3_bind_int64(dayInsert, first + 5, bucket.roundedManualSteps)
       try step(dayInsert)
     }
-    let sourceInsert = try prepare(
-      "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    let sourceInsert = try prepare("INSERT INTO sources VALUES (\(Self.placeholders(14 + first)))")
     defer { sqlite3_finalize(sourceInsert) }
+    if isCohort { bind(sourceInsert, 1, export) }
     for row in tally.sources {
-      sqlite3_bind_int64(sourceInsert, 1, Int64(row.rank))
-      bind(sourceInsert, 2, row.name)
-      bind(sourceInsert, 3, row.classLabel)
-      sqlite3_bind_int64(sourceInsert, 4, row.isCounted ? 1 : 0)
-      bind(sourceInsert, 5, row.deviceModels.joined(separator: " "))
-      sqlite3_bind_int64(sourceInsert, 6, Int64(row.stepSamples))
-      sqlite3_bind_int64(sourceInsert, 7, Int64(row.distanceSamples))
-      sqlite3_bind_int64(sourceInsert, 8, roundedForOutput(row.rawSteps))
-      sqlite3_bind_int64(sourceInsert, 9, roundedForOutput(row.countedSteps))
-      sqlite3_bind_int64(sourceInsert, 10, roundedForOutput(row.manualSteps))
-      sqlite3_bind_int64(sourceInsert, 11, roundedForOutput(row.rawDistanceMeters))
-      sqlite3_bind_int64(sourceInsert, 12, roundedForOutput(row.countedDistanceMeters))
-      bind(sourceInsert, 13, row.firstStart.map(TextFormatting.isoUTC))
-      bind(sourceInsert, 14, row.lastEnd.map(TextFormatting.isoUTC))
+      sqlite3_bind_int64(sourceInsert, first + 1, Int64(row.rank))
+      bind(sourceInsert, first + 2, row.name)
+      bind(sourceInsert, first + 3, row.classLabel)
+      sqlite3_bind_int64(sourceInsert, first + 4, row.isCounted ? 1 : 0)
+      bind(sourceInsert, first + 5, row.deviceModels.joined(separator: " "))
+      sqlite3_bind_int64(sourceInsert, first + 6, Int64(row.stepSamples))
+      sqlite3_bind_int64(sourceInsert, first + 7, Int64(row.distanceSamples))
+      sqlite3_bind_int64(sourceInsert, first + 8, roundedForOutput(row.rawSteps))
+      sqlite3_bind_int64(sourceInsert, first + 9, roundedForOutput(row.countedSteps))
+      sqlite3_bind_int64(sourceInsert, first + 10, roundedForOutput(row.manualSteps))
+      sqlite3_bind_int64(sourceInsert, first + 11, roundedForOutput(row.rawDistanceMeters))
+      sqlite3_bind_int64(sourceInsert, first + 12, roundedForOutput(row.countedDistanceMeters))
+      bind(sourceInsert, first + 13, row.firstStart.map(TextFormatting.isoUTC))
+      bind(sourceInsert, first + 14, row.lastEnd.map(TextFormatting.isoUTC))
       try step(sourceInsert)
     }
-    let sampleInsert = try prepare(
-      "INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    let sampleInsert = try prepare("INSERT INTO samples VALUES (\(Self.placeholders(11 + first)))")
     defer { sqlite3_finalize(sampleInsert) }
+    if isCohort { bind(sampleInsert, 2, export) }
     let origins = log.origins
     // The same day rule as the days table, --time-zone included.
     var days = LocalDayFinder(rule: tally.options.timeZone)
@@ -140,37 +204,42 @@ final class SQLiteWriter {
       let sample = log.sample(at: index)
       let origin = origins[Int(log.originOfSample(at: index).rawValue)]
       let startMs = sample.start.epochMilliseconds
-      sqlite3_bind_int64(sampleInsert, 1, Int64(index + 1))
-      bind(sampleInsert, 2, sample.kind == .steps ? "steps" : "distance")
-      bind(sampleInsert, 3, TextFormatting.localDateTime(startMs, offsetSeconds: 0))
-      bind(sampleInsert, 4, TextFormatting.localDateTime(sample.end.epochMilliseconds, offsetSeconds: 0))
-      sqlite3_bind_int64(sampleInsert, 5, Int64(sample.utcOffsetSeconds))
-      bind(sampleInsert, 6, days.day(of: startMs, recordedOffsetSeconds: sample.utcOffsetSeconds).description)
-      sqlite3_bind_double(sampleInsert, 7, sample.value)
-      bind(sampleInsert, 8, origin.source)
-      bind(sampleInsert, 9, origin.device?.model)
-      sqlite3_bind_int64(sampleInsert, 10, sample.isUserEntered ? 1 : 0)
+      sqlite3_bind_int64(sampleInsert, 1, nextSampleID)
+      nextSampleID += 1
+      bind(sampleInsert, first + 2, sample.kind == .steps ? "steps" : "distance")
+      bind(sampleInsert, first + 3, TextFormatting.localDateTime(startMs, offsetSeconds: 0))
+      bind(
+        sampleInsert, first + 4, TextFormatting.localDateTime(sample.end.epochMilliseconds, offsetSeconds: 0))
+      sqlite3_bind_int64(sampleInsert, first + 5, Int64(sample.utcOffsetSeconds))
+      bind(sampleInsert, first + 6, days.day(of: startMs, recordedOffsetSeconds: sample.utcOffsetSeconds).description)
+      sqlite3_bind_double(sampleInsert, first + 7, sample.value)
+      bind(sampleInsert, first + 8, origin.source)
+      bind(sampleInsert, first + 9, origin.device?.model)
+      sqlite3_bind_int64(sampleInsert, first + 10, sample.isUserEntered ? 1 : 0)
       sqlite3_bind_double(
-        sampleInsert, 11, index < tally.countedValues.count ? tally.countedValues[index] : 0)
+        sampleInsert, first + 11, index < tally.countedValues.count ? tally.countedValues[index] : 0)
       try step(sampleInsert)
     }
-    try execute(Self.indexes)
-    try execute("COMMIT")
   }
 
-  private func execute(_ sql: String) throws(SQLiteError) {
+  /// `?, ?, ?` for `count` columns.
+  private static func placeholders(_ count: Int32) -> String {
+    Array(repeating: "?", count: Int(count)).joined(separator: ", ")
+  }
+
+  private func execute(_ sql: String) throws(OutputFileError) {
     var message: UnsafeMutablePointer<CChar>?
     guard sqlite3_exec(database, sql, nil, nil, &message) == SQLITE_OK else {
       let text = message.map { String(cString: $0) } ?? "unknown error"
       sqlite3_free(message)
-      throw SQLiteError(path: path, message: text)
+      throw OutputFileError(path: file.path, message: text)
     }
   }
 
-  private func prepare(_ sql: String) throws(SQLiteError) -> OpaquePointer? {
+  private func prepare(_ sql: String) throws(OutputFileError) -> OpaquePointer? {
     var statement: OpaquePointer?
     guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK else {
-      throw SQLiteError(path: path, message: String(cString: sqlite3_errmsg(database)))
+      throw OutputFileError(path: file.path, message: String(cString: sqlite3_errmsg(database)))
     }
     return statement
   }
@@ -183,9 +252,9 @@ final class SQLiteWriter {
     }
   }
 
-  private func step(_ statement: OpaquePointer?) throws(SQLiteError) {
+  private func step(_ statement: OpaquePointer?) throws(OutputFileError) {
     guard sqlite3_step(statement) == SQLITE_DONE else {
-      throw SQLiteError(path: path, message: String(cString: sqlite3_errmsg(database)))
+      throw OutputFileError(path: file.path, message: String(cString: sqlite3_errmsg(database)))
     }
     sqlite3_reset(statement)
   }

@@ -2,6 +2,11 @@ import StepKitCore
 
 /// The `--format table` outputs: aligned columns with totals, for people.
 enum TableFormatter {
+  /// The line above one export's table in a run of several: `p001 (cohort/p001.zip)`.
+  static func heading(_ member: CohortMember) -> String {
+    "\(member.id) (\(member.path))\n"
+  }
+
   /// The buckets of `tally` with a totals row.
   static func steps(_ tally: Tally) -> String {
     let unit = tally.options.unit

@@ -82,11 +82,8 @@ enum TextFormatting {
   /// An instant as ISO 8601 local time at `offsetSeconds`: `2026-11-29T08:30:00+08:00`
   /// (`Z` for offset zero). Milliseconds are shown only when not zero.
   static func localDateTime(_ epochMilliseconds: EpochMilliseconds, offsetSeconds: Int) -> String {
-    let local = epochMilliseconds + Int64(offsetSeconds) * 1000
-    let msPerDay: Int64 = 86_400_000
-    let days = local >= 0 ? local / msPerDay : (local - msPerDay + 1) / msPerDay
-    let msOfDay = local - days * msPerDay
-    let date = LocalDate(daysSinceEpoch: Int(days))
+    let date = localDay(epochMilliseconds, offsetSeconds: offsetSeconds)
+    let msOfDay = epochMilliseconds + Int64(offsetSeconds) * 1000 - Int64(date.daysSinceEpoch) * 86_400_000
     let seconds = Int(msOfDay / 1000)
     let millis = Int(msOfDay % 1000)
     var text = "\(date)T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
@@ -96,10 +93,7 @@ enum TextFormatting {
 
   /// The local calendar day of an instant at `offsetSeconds`.
   static func localDay(_ epochMilliseconds: EpochMilliseconds, offsetSeconds: Int) -> LocalDate {
-    let local = epochMilliseconds + Int64(offsetSeconds) * 1000
-    let msPerDay: Int64 = 86_400_000
-    let days = local >= 0 ? local / msPerDay : (local - msPerDay + 1) / msPerDay
-    return LocalDate(daysSinceEpoch: Int(days))
+    LocalDate(containing: epochMilliseconds, utcOffsetSeconds: offsetSeconds)
   }
 
   /// `+08:00`, `-05:30`, or `Z` for zero: the instant's offset, by the one rule.

@@ -42,13 +42,28 @@ enum StepkitRunner {
   static var binary: URL { productsDirectory.appendingPathComponent("stepkit") }
 
   /// Runs `stepkit arguments` in the fixtures directory.
+  ///
+  /// - Parameters:
+  ///   - standardOutput: Where standard output goes instead of being captured
+  ///     (`/dev/full`, a pipe, a file); ``Result/standardOutput`` is then empty.
+  ///   - fileSizeLimit: A limit on the size of every file the run writes, in
+  ///     512-byte blocks (`ulimit -f`, that is `setrlimit(RLIMIT_FSIZE)`, in a
+  ///     shell that ignores `SIGXFSZ` so that writes past it fail with `EFBIG`
+  ///     instead of ending the process): a disk that fills up, without root.
   static func run(
     _ arguments: [String], stdin: String? = nil, in directory: URL = fixtures,
-    environment extraEnvironment: [String: String] = [:]
+    environment extraEnvironment: [String: String] = [:], standardOutput: FileHandle? = nil,
+    fileSizeLimit: Int? = nil
   ) throws -> Result {
     let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
+    if let fileSizeLimit {
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments =
+        ["-c", "trap '' XFSZ && ulimit -f \(fileSizeLimit) && exec \"$0\" \"$@\"", binary.path] + arguments
+    } else {
+      process.executableURL = binary
+      process.arguments = arguments
+    }
     process.currentDirectoryURL = directory
     var environment = ProcessInfo.processInfo.environment
     environment["LANG"] = "C"
@@ -66,7 +81,7 @@ enum StepkitRunner {
     try Data().write(to: err)
     let outHandle = try FileHandle(forWritingTo: out)
     let errHandle = try FileHandle(forWritingTo: err)
-    process.standardOutput = outHandle
+    process.standardOutput = standardOutput ?? outHandle
     process.standardError = errHandle
     if let stdin {
       process.standardInput = try FileHandle(forReadingFrom: directory.appendingPathComponent(stdin))

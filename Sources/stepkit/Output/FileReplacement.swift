@@ -1,0 +1,181 @@
+/// Why an output file was not written. Whatever was at the path before is left as it was.
+struct OutputFileError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The file, as the command line named it.
+  var path: String
+  /// Why (`No space left on device`, `it is a directory, not a file`).
+  var message: String
+
+  var description: String { "cannot write \(path): \(message)" }
+}
+
+/// A new version of a file, written beside it and renamed over it only once complete.
+///
+/// Whoever opens the target sees the old file or the whole new one, never a
+/// part: the data goes to a hidden temporary file in the target's own
+/// directory (`.health.db.stepkit-1x9ka2`, so that the rename stays on one
+/// file system), which is flushed to disk (`fsync`) and then renamed over the
+/// target in one step. Any failure removes the temporary file and leaves the
+/// target exactly as it was. A target that exists and is not a regular file
+/// (a directory, a FIFO, a device node) is refused before anything is
+/// written. A symbolic link is followed: the file it points to is replaced
+/// and the link stays. A replaced file keeps its permission bits. Ctrl-C,
+/// `kill` or a closed terminal removes the temporary file too (only
+/// `kill -9` or a power cut can leave it behind).
+final class FileReplacement {
+  /// The path as the command line gave it, for messages.
+  let path: String
+  /// The file that is replaced: `path` with symbolic links resolved.
+  let target: String
+  /// Where the new version is written until ``commit()``.
+  let temporaryPath: String
+  private var isFinished = false
+  /// Where the temporary file is registered for removal on Ctrl-C or `kill`.
+  private var interruptSlot: Int?
+
+  /// Checks that `path` may be replaced: nothing there yet (in a directory
+  /// that exists) or a regular file, directly or through symbolic links.
+  ///
+  /// - Returns: The file to replace, symbolic links resolved.
+  /// - Throws: ``OutputFileError`` naming what is in the way.
+  @discardableResult
+  static func checkTarget(_ path: String) throws(OutputFileError) -> String {
+    guard !path.isEmpty else { throw OutputFileError(path: path, message: "the file name is empty") }
+    var target = path
+    if Platform.fileKind(path, followingLinks: false).kind == .symbolicLink {
+      guard let resolved = Platform.resolvedPath(path) else {
+        throw OutputFileError(path: path, message: "it is a symbolic link to a file that does not exist")
+      }
+      target = resolved
+    }
+    let kind = Platform.fileKind(target).kind
+    switch kind {
+    case .regular:
+      return target
+    case .missing:
+      if path.hasSuffix("/") {
+        throw OutputFileError(path: path, message: "no such directory; give a file name, not a directory")
+      }
+      let directory = Self.directory(of: target)
+      guard Platform.fileKind(directory).kind == .directory else {
+        throw OutputFileError(path: path, message: "the directory \(directory) does not exist")
+      }
+      return target
+    default:
+      throw OutputFileError(
+        path: path,
+        message: "it is \(kind.description), not a regular file; nothing was written. "
+          + "Give the path of a file to create or replace")
+    }
+  }
+
+  /// Checks the target and creates an empty temporary file beside it.
+  ///
+  /// - Throws: ``OutputFileError`` when the target may not be replaced or the
+  ///   directory takes no new file.
+  init(replacing path: String) throws(OutputFileError) {
+    self.path = path
+    target = try Self.checkTarget(path)
+    let existing = Platform.fileKind(target)
+    let prefix = Self.directory(of: target) + "/." + Self.name(of: target) + ".stepkit-"
+    var attempt = 0
+    while true {
+      let candidate = prefix + Platform.randomSuffix()
+      switch Platform.createNewFile(candidate) {
+      case .success(let descriptor):
+        temporaryPath = candidate
+        interruptSlot = Platform.InterruptCleanup.register(candidate)
+        var failure: Platform.FileError?
+        if existing.kind == .regular { failure = Platform.setPermissions(descriptor, existing.permissions) }
+        if let closing = Platform.close(descriptor), failure == nil { failure = closing }
+        if let failure {
+          discard()
+          throw OutputFileError(path: path, message: failure.description)
+        }
+        return
+      case .failure(let error) where error.code == Platform.fileExistsErrorCode && attempt < 100:
+        attempt += 1
+      case .failure(let error):
+        throw OutputFileError(
+          path: path,
+          message: "cannot create a file in \(Self.directory(of: target)) (\(error)); nothing was written")
+      }
+    }
+  }
+
+  deinit {
+    if !isFinished { discard() }
+  }
+
+  /// Writes `text` into the temporary file, all of it.
+  ///
+  /// - Throws: ``OutputFileError`` (`No space left on device`, `File too large`).
+  func write(_ text: String) throws(OutputFileError) {
+    let descriptor: Int32
+    switch Platform.openForWriting(temporaryPath) {
+    case .success(let opened): descriptor = opened
+    case .failure(let error): throw OutputFileError(path: path, message: error.description)
+    }
+    var text = text
+    let failure = text.withUTF8 { Platform.writeAll(descriptor, UnsafeRawBufferPointer($0)) }.map(
+      Platform.FileError.init)
+    let closing = Platform.close(descriptor)
+    if let error = failure ?? closing { throw OutputFileError(path: path, message: error.description) }
+  }
+
+  /// Flushes the temporary file to disk and renames it over the target.
+  ///
+  /// - Throws: ``OutputFileError``; the temporary file is then removed and the
+  ///   target left as it was.
+  func commit() throws(OutputFileError) {
+    do throws(OutputFileError) {
+      let descriptor: Int32
+      switch Platform.openForWriting(temporaryPath) {
+      case .success(let opened): descriptor = opened
+      case .failure(let error): throw OutputFileError(path: path, message: error.description)
+      }
+      let syncing = Platform.synchronize(descriptor)
+      let closing = Platform.close(descriptor)
+      if let error = syncing ?? closing { throw OutputFileError(path: path, message: error.description) }
+      // Something may have been put at the path while the file was being written.
+      try Self.checkTarget(path)
+      if let error = Platform.rename(temporaryPath, over: target) {
+        throw OutputFileError(path: path, message: error.description)
+      }
+      isFinished = true
+      if let interruptSlot { Platform.InterruptCleanup.unregister(interruptSlot) }
+      interruptSlot = nil
+      Platform.synchronizeDirectory(Self.directory(of: target))
+    } catch {
+      discard()
+      throw error
+    }
+  }
+
+  /// Removes the temporary file (and any journal SQLite left beside it); the target stays as it was.
+  func discard() {
+    Platform.removeFile(temporaryPath)
+    Platform.removeFile(temporaryPath + "-journal")
+    isFinished = true
+    if let interruptSlot { Platform.InterruptCleanup.unregister(interruptSlot) }
+    interruptSlot = nil
+  }
+
+  /// Writes `text` to `path` through a replacement: all of it, or nothing changes.
+  static func write(_ text: String, to path: String) throws(OutputFileError) {
+    let file = try FileReplacement(replacing: path)
+    try file.write(text)
+    try file.commit()
+  }
+
+  /// The directory part of `path` (`.` when there is none).
+  static func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+  }
+
+  /// The last part of `path`.
+  static func name(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return path }
+    return String(path[path.index(after: slash)...])
+  }
+}

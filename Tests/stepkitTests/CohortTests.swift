@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+
+@testable import stepkit
+
+@Suite("Several exports in one run")
+struct CohortTests {
+  /// Seven exports of different sizes, one of them broken, so that the reading order varies.
+  static let exports = [
+    "watch-and-phone.xml", "localized-name.zip", "../../../Sources/stepkit/Resources/demo-export.xml",
+    "malformed.xml", "cohort/alice.xml", "../../HealthExportTests/Fixtures/tdda-export6s3sample.xml",
+    "participants/p003/export.zip",
+  ]
+  static let ids = [
+    "watch-and-phone", "localized-name", "demo-export", "malformed", "alice", "tdda-export6s3sample",
+    "export",
+  ]
+
+  @Test(
+    "rows come in the order of the arguments whatever the number of jobs",
+    arguments: [
+      ["steps", "--format", "csv"], ["sources", "--format", "json"], ["steps", "--format", "table"],
+    ])
+  func stableOrder(command: [String]) throws {
+    let arguments = [command[0]] + Self.exports + Array(command.dropFirst())
+    let one = try StepkitRunner.run(arguments + ["--jobs", "1"])
+    #expect(one.exitCode == 1, "malformed.xml fails")
+    for _ in 0..<3 {
+      let four = try StepkitRunner.run(arguments + ["--jobs", "4"])
+      #expect(four.standardOutput == one.standardOutput)
+      #expect(four.standardError == one.standardError)
+      #expect(four.exitCode == 1)
+    }
+  }
+
+  @Test("each export's rows are its own run's rows, with the export id in front")
+  func rowsMatchSingleRuns() throws {
+    let cohort = try StepkitRunner.run(["steps"] + Self.exports + ["--format", "csv", "-q", "--jobs", "4"])
+    var expected = "export,date,steps,distance_m,raw_steps,manual_steps\n"
+    for (export, id) in zip(Self.exports, Self.ids) {
+      let single = try StepkitRunner.run(["steps", export, "--format", "csv", "-q"])
+      guard single.exitCode == 0 else { continue }
+      for line in single.standardOutput.split(separator: "\n").dropFirst() { expected += "\(id),\(line)\n" }
+    }
+    #expect(cohort.standardOutput == expected)
+    #expect(cohort.exitCode == 1)
+    let broken = try StepkitRunner.run(["steps", "malformed.xml"])
+    let message = broken.standardError.replacingOccurrences(of: "stepkit: error: ", with: "")
+    #expect(
+      cohort.standardError == broken.standardError
+        + "stepkit: 1 of 7 exports could not be read:\n  malformed: " + message)
+  }
+
+  @Test(
+    "a cohort stops reading when standard output takes no more: exit 1 on a full disk, quiet on a closed pipe"
+  )
+  func stopsWhenOutputStops() throws {
+    let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+    defer { try? full.close() }
+    let arguments = ["steps"] + Self.exports + ["--format", "csv", "-q", "--jobs", "1"]
+    let onFullDisk = try StepkitRunner.run(arguments, standardOutput: full)
+    #expect(onFullDisk.exitCode == 1)
+    // The broken fourth export is never reached.
+    #expect(
+      onFullDisk.standardError == "stepkit: error: cannot write to standard output: No space left on device\n"
+    )
+    let pipe = Pipe()
+    try pipe.fileHandleForReading.close()
+    let onClosedPipe = try StepkitRunner.run(arguments, standardOutput: pipe.fileHandleForWriting)
+    try pipe.fileHandleForWriting.close()
+    #expect(onClosedPipe.exitCode == 0)
+    #expect(onClosedPipe.standardError.isEmpty)
+  }
+
+  @Test("a cohort's json is one valid document with every export in order, broken ones with their error")
+  func cohortJSON() throws {
+    let result = try StepkitRunner.run(["steps"] + Self.exports + ["--format", "json", "-q"])
+    let document = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let exports = try #require(document["exports"] as? [[String: Any]])
+    #expect(exports.map { $0["export"] as? String } == Self.ids)
+    for export in exports {
+      let id = try #require(export["export"] as? String)
+      let days = try #require(export["days"] as? [[String: Any]])
+      #expect(days.allSatisfy { $0["export"] as? String == id })
+      #expect((export["error"] is NSNull) == (id != "malformed"))
+    }
+    let options = try #require(document["options"] as? [String: Any])
+    #expect(options["id_from"] as? String == "name")
+    #expect(options["from"] is NSNull)
+  }
+
+  @Test("sqlite holds every export with its id, the same under 1 and 4 jobs, and matches the csv")
+  func sqliteCohort() throws {
+    try withScratchDirectory { directory in
+      let paths = Self.exports.map {
+        StepkitRunner.fixtures.appendingPathComponent($0).standardizedFileURL.path
+      }
+      var dumps: [[[String]]] = []
+      for jobs in ["1", "4"] {
+        let result = try StepkitRunner.run(
+          ["sqlite"] + paths + ["cohort-\(jobs).db", "-q", "--jobs", jobs], in: directory)
+        #expect(result.exitCode == 1)
+        let path = directory.appendingPathComponent("cohort-\(jobs).db").path
+        dumps.append(
+          try query(path, "SELECT export, samples, invalid, error IS NULL FROM exports ORDER BY rowid")
+            + query(path, "SELECT * FROM days ORDER BY rowid")
+            + query(path, "SELECT * FROM sources ORDER BY rowid")
+            + query(path, "SELECT * FROM samples ORDER BY id"))
+        #expect(
+          try query(path, "SELECT export FROM exports ORDER BY rowid").map { $0[0] } == Self.ids)
+        #expect(
+          try query(
+            path,
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'samples_%' ORDER BY name")
+            == [["samples_by_local_date"], ["samples_by_source"], ["samples_by_start"]])
+        #expect(
+          try query(path, "SELECT COUNT(*) FROM samples WHERE export = 'watch-and-phone'")
+            == query(path, "SELECT samples FROM exports WHERE export = 'watch-and-phone'"))
+        let csv = try StepkitRunner.run(["steps"] + Self.exports + ["--format", "csv", "-q"]).standardOutput
+        let rows = try query(
+          path, "SELECT export, date, steps, distance_m, raw_steps, manual_steps FROM days ORDER BY rowid")
+        #expect(
+          (["export,date,steps,distance_m,raw_steps,manual_steps"] + rows.map { $0.joined(separator: ",") })
+            .joined(separator: "\n") + "\n" == csv)
+      }
+      #expect(dumps[0] == dumps[1])
+      #expect(try contents(directory) == ["cohort-1.db", "cohort-4.db"])
+    }
+  }
+
+  @Test("a folder is searched for exports at any depth; export_cda.xml and hidden files are left out")
+  func folderSearch() throws {
+    try withScratchDirectory { directory in
+      let manager = FileManager.default
+      for path in [
+        "b/export.zip", "a/apple_health_export/export.xml", "a/apple_health_export/export_cda.xml",
+        ".hidden.xml", "notes.txt", "c.XML",
+      ] {
+        let url = directory.appendingPathComponent(path)
+        try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        #expect(manager.createFile(atPath: url.path, contents: Data()))
+      }
+      let root = directory.path
+      #expect(
+        Cohort.exports(inFolder: root) == [
+          root + "/a/apple_health_export/export.xml", root + "/b/export.zip", root + "/c.XML",
+        ])
+      #expect(Cohort.id(of: root + "/a/apple_health_export/export.xml", rule: .parent) == "a")
+      #expect(Cohort.id(of: root + "/b/export.zip", rule: .parent) == "b")
+      #expect(Cohort.id(of: root + "/b/export.zip", rule: .name) == "export")
+      #expect(Cohort.id(of: "p.001.zip", rule: .name) == "p.001")
+    }
+  }
+
+  @Test("the pool delivers in order and starts at most its window ahead of delivery")
+  func poolOrderAndWindow() {
+    let tracker = WindowTracker()
+    let pool = ExportPool<Int>(count: 60, jobs: 4, window: 4)
+    var delivered: [Int] = []
+    pool.run(
+      work: { index in
+        tracker.started()
+        usleep(UInt32.random(in: 0...3000))
+        return index * 10
+      },
+      deliver: { (index: Int, value: Int) throws(Never) in
+        #expect(value == index * 10)
+        delivered.append(index)
+        tracker.delivered()
+      })
+    #expect(delivered == Array(0..<60))
+    #expect(tracker.maximumAhead <= 4)
+    #expect(tracker.maximumAhead >= 2, "the work ran in parallel")
+  }
+
+  @Test("on a terminal each delivered export gets a line")
+  func progressLines() {
+    let written = WrittenText()
+    let progress = CohortProgress(total: 12, live: true, write: { written.append($0) })
+    progress.finished(2, id: "p003", line: "1,234 samples")
+    progress.clear()
+    #expect(written.all.joined() == "stepkit: [ 3/12] p003: 1,234 samples\n")
+    let status = WrittenText()
+    let reading = CohortProgress(total: 12, live: true, write: { status.append($0) })
+    reading.started(4, id: "p005")
+    #expect(status.all.joined() == "\rreading p005\u{1B}[K")
+    let sameTerminal = WrittenText()
+    let noStatus = CohortProgress(
+      total: 12, live: true, showsStatus: false, write: { sameTerminal.append($0) })
+    noStatus.started(4, id: "p005")
+    #expect(sameTerminal.all.isEmpty, "no status line cuts into data on the same terminal")
+    let quiet = WrittenText()
+    let off = CohortProgress(total: 12, live: false, write: { quiet.append($0) })
+    off.started(0, id: "p001")
+    off.finished(0, id: "p001", line: "1 samples")
+    #expect(quiet.all.isEmpty)
+  }
+}
+
+/// How far the pool's work ran ahead of delivery.
+final class WindowTracker: @unchecked Sendable {
+  private let lock = NSLock()
+  private var startedCount = 0
+  private var deliveredCount = 0
+  private(set) var maximumAhead = 0
+
+  func started() {
+    lock.withLock {
+      startedCount += 1
+      maximumAhead = max(maximumAhead, startedCount - deliveredCount)
+    }
+  }
+
+  func delivered() { lock.withLock { deliveredCount += 1 } }
+}
