@@ -28,6 +28,9 @@ extension HealthExportError {
       return "\(file):\(line):\(column)：單一標籤或註解超過 \(limit) 位元組的上限，檔案不是正常的「健康」匯出。"
     case .notAHealthExport(let file):
       return "\(file) 不是「健康」匯出檔案（沒有 <HealthData> 根元素）。請選擇「健康」App 匯出的 export.zip 或 export.xml。"
+    case .noValidRecords(let file, let count, let examples):
+      let shown = examples.prefix(3).map(\.description).joined(separator: "; ")
+      return "\(file) 中的 \(count) 筆步數和距離紀錄全部無效，無法計數。前幾筆：\(shown)"
     case .noHealthExportXML(let path, let entries):
       let list = entries.prefix(20).joined(separator: ", ")
       let more = entries.count > 20 ? " 等 \(entries.count) 項" : ""

@@ -28,7 +28,9 @@ struct SQLiteLocalDateTests {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("stepkit-\(UUID().uuidString).db").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    try SQLiteWriter(path: path).write(tally, log: log)
+    let writer = try SQLiteWriter(replacing: path)
+    try writer.write(tally, log: log)
+    try writer.commit()
     #expect(try query(path, "SELECT date, steps FROM days") == [[day, "900"]])
     #expect(try query(path, "SELECT local_date, utc_offset FROM samples") == [[day, "28800"]])
   }

@@ -44,7 +44,7 @@ enum JSONFormatter {
   static func cohortExport(_ member: CohortMember, _ outcome: CohortOutcome, days: Bool) -> String {
     var members: [(String, JSONValue)] = [("export", .string(member.id)), ("file", .string(member.path))]
     switch outcome {
-    case .counted(let tally, _, _):
+    case .counted(let tally, _, _, _):
       members.append(("error", .null))
       if days {
         members.append(
