@@ -48,6 +48,19 @@ struct StreamInputTests {
     #expect(ExportTestSupport.stepTotal(log.samples) == 200)
   }
 
+  @Test("A regular file is read through one descriptor, in any read size")
+  func regularFile() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "stepkit-regular-\(getpid())-\(UUID().uuidString).xml"
+    ).path
+    try Data(Self.xml.utf8).write(to: URL(fileURLWithPath: path))
+    defer { unlink(path) }
+    var log = SampleLog()
+    let info = try ExportReader.read(.path(path), into: &log)
+    #expect(info.xmlByteCount == Int64(Self.xml.utf8.count))
+    #expect(ExportTestSupport.stepTotal(log.samples) == 200)
+  }
+
   @Test("A prefixed source hands out the peeked bytes, then the rest, at any read size")
   func prefixedSource() throws {
     let path = try Self.fifo(feeding: Array("0123456789".utf8))
