@@ -113,8 +113,9 @@ public enum ExportReader {
   /// Opens the file at `path` once: a regular file for random access (a zip
   /// archive's directory sits at its end), anything else (a named pipe, a
   /// device) as a stream, since its bytes are gone once read.
+  ///
+  /// `"-"` is a file named `-` here; the command maps it to standard input.
   private static func openPath(_ path: String) throws -> Opened {
-    if path == "-" { return try openStream(FileChunkSource.standardInput()) }
     var status = stat()
     guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
       // Not a regular file, or not there: the stream reports why it cannot be read.
