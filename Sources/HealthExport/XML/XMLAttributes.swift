@@ -10,6 +10,9 @@
 struct XMLAttribute {
   var nameStart: Int
   var nameEnd: Int
+  /// Whether the name holds spaces (`Health Mate App Version="2.6.2"`): not
+  /// XML, but what iOS 8 wrote for third-party metadata. Readers skip it.
+  var nameHasSpaces = false
   /// The raw value, between the quotes, entities not yet decoded.
   var valueStart: Int
   var valueEnd: Int
@@ -41,8 +44,16 @@ extension XMLScanner {
       if c == 61 || c <= 32 { break }
       i += 1
     }
-    let nameEnd = i
+    var nameEnd = i
     while i < limit, ByteScanning.isSpace(base[i]) { i += 1 }
+    // iOS 8's metadata attributes: further words of one name, up to the `=`.
+    var nameHasSpaces = false
+    while i < limit, base[i] != 61, ByteScanning.isNameStart(base[i]) {
+      nameHasSpaces = true
+      while i < limit, base[i] != 61, base[i] > 32 { i += 1 }
+      nameEnd = i
+      while i < limit, ByteScanning.isSpace(base[i]) { i += 1 }
+    }
     guard i < limit, base[i] == 61 else {
       throw malformed(at: nameStart, "attribute '\(text(nameStart, nameEnd))' has no value")
     }
@@ -59,7 +70,9 @@ extension XMLScanner {
     if cursor < limit, !ByteScanning.isSpace(base[cursor]) {
       throw malformed(at: cursor, "no white space between attributes")
     }
-    return XMLAttribute(nameStart: nameStart, nameEnd: nameEnd, valueStart: i + 1, valueEnd: close)
+    return XMLAttribute(
+      nameStart: nameStart, nameEnd: nameEnd, nameHasSpaces: nameHasSpaces, valueStart: i + 1, valueEnd: close
+    )
   }
 
   /// Whether the attribute's name is `name`.

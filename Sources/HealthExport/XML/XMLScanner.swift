@@ -283,9 +283,17 @@ struct XMLScanner: ~Copyable {
       let nameStart = i
       while i < end, ByteScanning.isNameByte(buffer[i]) { i += 1 }
       guard i < end else { return nil }
-      let nameEnd = i
+      var nameEnd = i
       while i < end, ByteScanning.isSpace(buffer[i]) { i += 1 }
       guard i < end else { return nil }
+      // iOS 8 wrote metadata as attributes whose names hold spaces: tolerated
+      // here, skipped by the decoder.
+      while ByteScanning.isNameStart(buffer[i]) {
+        while i < end, ByteScanning.isNameByte(buffer[i]) { i += 1 }
+        nameEnd = i
+        while i < end, ByteScanning.isSpace(buffer[i]) { i += 1 }
+        guard i < end else { return nil }
+      }
       guard buffer[i] == 61 else {
         throw malformed(at: nameStart, "attribute '\(text(nameStart, nameEnd))' has no value")
       }

@@ -142,11 +142,13 @@ extension SampleLog {
     var counted = options.recordsCountedValues ? [Double](repeating: 0, count: packed.count) : []
     let breakdown = options.includesSourceBreakdown
     let rankOfSource = resolved.rankOfSource
-    mergePieces(policy: options.policy, resolved: resolved) {
-      index, kind, start, end, value, offsetSeconds, source in
+    mergePieces(policy: options.policy, resolved: resolved) { piece in
+      let kind = piece.kind
+      let source = piece.sourceIndex
       var share = 0.0
       splitter.split(
-        start: start, end: end, value: value, recordedOffsetMs: Int64(offsetSeconds) * 1000
+        start: piece.startMs, end: piece.endMs, value: piece.value,
+        recordedOffsetMs: Int64(piece.utcOffsetSeconds) * 1000
       ) { ordinal, part, offsetMs in
         guard let slot = sums.slot(ordinal, offsetMs: offsetMs) else { return }
         share += part
@@ -164,7 +166,7 @@ extension SampleLog {
       } else {
         rows[source].countedDistanceMeters += share
       }
-      if !counted.isEmpty { counted[index] += share }
+      if !counted.isEmpty { counted[piece.sampleIndex] += share }
     }
 
     // Buckets, in order, with the empty ones inside the range.
