@@ -89,9 +89,19 @@ public enum ExportReader {
       maximumTokenBytes: maximumTokenBytes, progress: progress)
     swap(&decoder.log, &log)
     defer { swap(&decoder.log, &log) }
+    if let expected = source.expectedByteCount {
+      // Room for as many samples as the file can hold, reserved up front so that
+      // the log never grows by copying itself: untouched capacity costs address
+      // space, not memory, so the peak stays the samples themselves.
+      decoder.log.reserveCapacity(decoder.log.count + Int(clamping: expected / bytesPerSmallestSample))
+    }
     while case .record = try decoder.step() {}
     return decoder.info
   }
+
+  /// About the fewest bytes a step or distance record with its dates takes
+  /// in an export (no device, a one-letter source name).
+  private static let bytesPerSmallestSample: Int64 = 192
 
   /// Opens `input` and names the zip entry it reads, if any.
   ///
