@@ -71,3 +71,25 @@ struct InputRuleTests {
     #expect(text.withUTF8 { LengthUnit.metresPerUnit(utf8: $0) } == metres)
   }
 }
+
+@Suite("UTC offset text")
+struct UTCOffsetTextTests {
+  @Test(
+    "Offsets are written ±HH:MM; zero as +00:00 for local labels and Z for UTC instants",
+    arguments: [
+      (28_800, "+08:00", "+08:00"), (-19_800, "-05:30", "-05:30"), (0, "+00:00", "Z"),
+      (-3600, "-01:00", "-01:00"),
+      (45_900, "+12:45", "+12:45"),
+    ])
+  func text(seconds: Int, numeric: String, z: String) {
+    #expect(UTCOffsetText.iso8601(seconds, zero: .numeric) == numeric)
+    #expect(UTCOffsetText.iso8601(seconds, zero: .z) == z)
+  }
+
+  @Test("An hour bucket's label carries the numeric form")
+  func hourLabel() {
+    let bucket = Tally.Bucket(
+      firstDay: LocalDate(year: 2026, month: 3, day: 8)!, hour: 7, utcOffsetSeconds: 0)
+    #expect(bucket.label(unit: .hour) == "2026-03-08T07:00+00:00")
+  }
+}

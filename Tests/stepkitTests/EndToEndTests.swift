@@ -74,6 +74,12 @@ struct EndToEndTests {
     GoldenCase(name: "steps-clock-glitch", arguments: ["steps", "clock-glitch.xml", "--format", "csv"]),
     // Sources.
     GoldenCase(name: "sources-ios8", arguments: ["sources", "ios8-export.xml", "--format", "table"]),
+    GoldenCase(
+      name: "sources-per-kind-classes",
+      arguments: ["sources", "per-kind-classes.xml", "--policy", "all", "--format", "table"]),
+    GoldenCase(
+      name: "steps-per-kind-classes",
+      arguments: ["steps", "per-kind-classes.xml", "--policy", "all", "--format", "csv"]),
     GoldenCase(name: "sources-table", arguments: ["sources", fixture, "--format", "table"]),
     GoldenCase(
       name: "sources-policy-all-csv", arguments: ["sources", fixture, "--policy", "all", "--format", "csv"]),

@@ -21,22 +21,42 @@ public struct MergedPiece: Sendable, Hashable {
   public var sourceIndex: Int
 }
 
-/// The ranking of a log's sources, resolved for one policy.
-struct ResolvedRanking {
-  /// Per source index: its default class.
+/// The ranking of a log's sources for one quantity kind.
+struct KindRanking {
+  /// Per source index: its default class for the kind.
   var classes: [SourceClass]
   /// Per source index: its rank, 0 = highest.
   var rankOfSource: [Int]
   /// Per rank: the source index.
   var sourceOfRank: [Int]
 
-  init(log: SampleLog, ranking: SourceRanking) {
-    classes = log.sourceClasses
+  init(log: SampleLog, kind: QuantityKind, ranking: SourceRanking) {
+    classes = log.sourceClasses(for: kind)
     let names = log.sourceNames
-    rankOfSource = ranking.ranks(of: Array(zip(names, classes)).map { (name: $0.0, sourceClass: $0.1) })
+    rankOfSource = ranking.ranks(of: zip(names, classes).map { (name: $0, sourceClass: $1) })
     sourceOfRank = [Int](repeating: 0, count: names.count)
     for (source, rank) in rankOfSource.enumerated() { sourceOfRank[rank] = source }
   }
+}
+
+/// The ranking of a log's sources, resolved separately for each kind
+/// (COUNTING.md, step 2: the Health app keeps one list per data type).
+struct ResolvedRanking {
+  /// The ranking of step sources.
+  var steps: KindRanking
+  /// The ranking of distance sources.
+  var distance: KindRanking
+
+  init(log: SampleLog, ranking: SourceRanking) {
+    steps = KindRanking(log: log, kind: .steps, ranking: ranking)
+    distance = KindRanking(log: log, kind: .distance, ranking: ranking)
+  }
+
+  /// How many sources there are.
+  var sourceCount: Int { steps.rankOfSource.count }
+
+  /// The ranking for `kind`.
+  subscript(kind: QuantityKind) -> KindRanking { kind == .steps ? steps : distance }
 }
 
 extension SampleLog {
@@ -68,18 +88,19 @@ extension SampleLog {
   func mergePieces(
     policy: CountingPolicy, resolved: ResolvedRanking, _ sink: (MergedPiece) -> Void
   ) {
-    let sourceCount = resolved.rankOfSource.count
+    let sourceCount = resolved.sourceCount
     guard sourceCount > 0 else { return }
     let order = MergeOrder(log: self, policy: policy, resolved: resolved)
     var covered: [Interval] = []
     var sourceUnion: [Interval] = []
     packed.withUnsafeBufferPointer { samples in
       for kind in QuantityKind.allCases {
+        let ranking = resolved[kind]
         covered.removeAll(keepingCapacity: true)
         for rank in 0..<sourceCount {
           let group = order.group(kind: kind, rank: rank)
           guard !group.isEmpty else { continue }
-          let source = resolved.sourceOfRank[rank]
+          let source = ranking.sourceOfRank[rank]
           sourceUnion.removeAll(keepingCapacity: true)
           covered.withUnsafeBufferPointer { covered in
             // The first covered interval that ends after the current sample's
@@ -181,27 +202,40 @@ struct MergeOrder {
   private let sourceCount: Int
 
   init(log: SampleLog, policy: CountingPolicy, resolved: ResolvedRanking) {
-    sourceCount = resolved.rankOfSource.count
+    let sourceCount = resolved.sourceCount
+    self.sourceCount = sourceCount
     let groupCount = QuantityKind.allCases.count * sourceCount
-    // Whether the policy admits a source's samples: [userEntered ? S + source : source].
-    var admits = [Bool](repeating: false, count: 2 * sourceCount)
-    for source in 0..<sourceCount {
-      let sourceClass = resolved.classes[source]
-      admits[source] = policy.admits(userEntered: false, sourceClass: sourceClass)
-      admits[sourceCount + source] = policy.admits(userEntered: true, sourceClass: sourceClass)
+    // Step 1 and the ranks in one table: the group of a sample by its kind,
+    // its user-entered flag and its source, -1 when the policy leaves it out.
+    // Index: (kind * 2 + userEntered) * sourceCount + source.
+    var groupOfClass = [Int32](repeating: -1, count: 4 * sourceCount)
+    for kind in QuantityKind.allCases {
+      let ranking = resolved[kind]
+      for source in 0..<sourceCount {
+        for userEntered in [false, true]
+        where policy.admits(userEntered: userEntered, sourceClass: ranking.classes[source]) {
+          let row = 2 * Int(kind.rawValue) + (userEntered ? 1 : 0)
+          groupOfClass[row * sourceCount + source] = Int32(
+            Int(kind.rawValue) * sourceCount + ranking.rankOfSource[source])
+        }
+      }
     }
-    let samples = log.packed
-    // Each sample's group, or -1 when the policy leaves it out.
-    var groupOfSample = [Int32](repeating: -1, count: samples.count)
+    // Each sample's group, and how many samples each group holds.
+    var groupOfSample = [Int32](repeating: -1, count: log.packed.count)
     var start = [Int](repeating: 0, count: groupCount + 1)
-    for (index, sample) in samples.enumerated() {
-      let source = Int(log.originSource[Int(sample.origin)])
-      guard admits[(sample.isUserEntered ? sourceCount : 0) + source] else { continue }
-      let group = Int(sample.kind.rawValue) * sourceCount + resolved.rankOfSource[source]
-      groupOfSample[index] = Int32(group)
-      start[group + 1] += 1
+    log.packed.withUnsafeBufferPointer { samples in
+      log.originSource.withUnsafeBufferPointer { originSource in
+        for index in samples.indices {
+          let sample = samples[index]
+          let row = 2 * Int(sample.kind.rawValue) + (sample.isUserEntered ? 1 : 0)
+          let group = groupOfClass[row * sourceCount + Int(originSource[Int(sample.origin)])]
+          groupOfSample[index] = group
+          if group >= 0 { start[Int(group) + 1] += 1 }
+        }
+      }
     }
     for group in 0..<groupCount { start[group + 1] += start[group] }
+    // A stable counting sort: file order within each group.
     var indices = [UInt32](repeating: 0, count: start[groupCount])
     var fill = start
     for (index, group) in groupOfSample.enumerated() where group >= 0 {
@@ -209,12 +243,19 @@ struct MergeOrder {
       fill[Int(group)] += 1
     }
     // Samples are nearly always appended in order of start; sort a group only when not.
-    for group in 0..<groupCount {
-      let members = start[group]..<start[group + 1]
-      let inOrder = zip(members.dropLast(), members.dropFirst()).allSatisfy {
-        samples[Int(indices[$0])].startMs <= samples[Int(indices[$1])].startMs
+    log.packed.withUnsafeBufferPointer { samples in
+      indices.withUnsafeMutableBufferPointer { indices in
+        for group in 0..<groupCount {
+          var members = UnsafeMutableBufferPointer(rebasing: indices[start[group]..<start[group + 1]])
+          var inOrder = true
+          for k in members.indices.dropFirst()
+          where samples[Int(members[k - 1])].startMs > samples[Int(members[k])].startMs {
+            inOrder = false
+            break
+          }
+          if !inOrder { members.sort { samples[Int($0)].startMs < samples[Int($1)].startMs } }
+        }
       }
-      if !inOrder { indices[members].sort { samples[Int($0)].startMs < samples[Int($1)].startMs } }
     }
     self.indices = indices
     groupStart = start

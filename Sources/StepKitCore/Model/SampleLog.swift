@@ -65,16 +65,15 @@ public struct SampleLog: Sendable {
   /// Per-source facts the ranking needs.
   @usableFromInline struct SourceFacts: Sendable {
     var name: String
-    var samples = 0
-    var userEntered = 0
-    var hasHardwareInfo = false
-    var hasWatch = false
-    var hasPhone = false
   }
 
   @usableFromInline var packed: [PackedSample] = []
   @usableFromInline var originTable: [Origin] = []
   @usableFromInline var originSource: [Int32] = []
+  /// Per origin, kind and user-entered flag: how many samples were stored,
+  /// at `4 * origin + 2 * kind.rawValue + (userEntered ? 1 : 0)`. The
+  /// ranking reads it per kind (COUNTING.md, step 2: one list per data type).
+  @usableFromInline var originSampleCounts: [Int] = []
   var originIndex: [Origin: UInt16] = [:]
   @usableFromInline var sourceFacts: [SourceFacts] = []
   var sourceIndex: [String: Int32] = [:]
@@ -117,14 +116,10 @@ public struct SampleLog: Sendable {
       sourceIndex[source] = sourceID
       sourceFacts.append(SourceFacts(name: source))
     }
-    if let device, device.identifiesHardware {
-      sourceFacts[Int(sourceID)].hasHardwareInfo = true
-      if device.isAppleWatch { sourceFacts[Int(sourceID)].hasWatch = true }
-      if device.isIPhone { sourceFacts[Int(sourceID)].hasPhone = true }
-    }
     let id = UInt16(originTable.count)
     originTable.append(key)
     originSource.append(sourceID)
+    originSampleCounts.append(contentsOf: [0, 0, 0, 0])
     originIndex[key] = id
     return OriginID(rawValue: id)
   }
@@ -195,9 +190,7 @@ public struct SampleLog: Sendable {
       PackedSample(
         startMs: startMs, value: value, duration: UInt32(duration), origin: origin.rawValue,
         bits: bits))
-    let source = Int(originSource[Int(origin.rawValue)])
-    sourceFacts[source].samples += 1
-    if userEntered { sourceFacts[source].userEntered += 1 }
+    originSampleCounts[4 * Int(origin.rawValue) + 2 * Int(kind.rawValue) + (userEntered ? 1 : 0)] += 1
     return true
   }
 
