@@ -31,6 +31,7 @@ struct ExportDecoder: ~Copyable {
   /// What the export says about itself.
   private(set) var info: ExportInfo
   private var origins = OriginCache()
+  private var dayCache = ExportDateParser.DayCache()
   private var devices: [[UInt8]: Device?] = [:]
   private var progress: (@Sendable (ExportProgress) -> Void)?
   private var lastProgressRefills = 0
@@ -234,10 +235,10 @@ struct ExportDecoder: ~Copyable {
     guard let startDate else { return invalid(.missingAttribute("startDate")) }
     guard let endDate else { return invalid(.missingAttribute("endDate")) }
     guard let value else { return invalid(.missingAttribute("value")) }
-    guard let start = ExportDateParser.parse(scanner.rawValue(startDate)) else {
+    guard let start = ExportDateParser.parse(scanner.rawValue(startDate), cache: &dayCache) else {
       return invalid(.unparsableDate(try scanner.decodedValue(startDate)))
     }
-    guard let end = ExportDateParser.parse(scanner.rawValue(endDate)) else {
+    guard let end = ExportDateParser.parse(scanner.rawValue(endDate), cache: &dayCache) else {
       return invalid(.unparsableDate(try scanner.decodedValue(endDate)))
     }
     guard var number = DecimalParser.parse(scanner.rawValue(value)) else {
