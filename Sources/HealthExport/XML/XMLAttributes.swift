@@ -44,6 +44,25 @@ extension XMLScanner {
     return attribute
   }
 
+  /// The attribute at `cursor` when it is written exactly as `prefix` says
+  /// (` name="`: one space, the name, `="`), as Apple's exports write every
+  /// record's attributes, in one order; otherwise `nil`, with `cursor` left
+  /// for ``nextAttribute(_:)``. What it accepts, ``nextAttribute(_:)`` reads
+  /// the same way: it only skips the lexing of a spelling known in advance.
+  @inline(__always)
+  func expectedAttribute(_ prefix: StaticString, at cursor: inout Int) -> XMLAttribute? {
+    let start = cursor
+    let valueStart = start + prefix.utf8CodeUnitCount
+    guard valueStart <= attributesEnd, ByteScanning.equal(buffer + start, prefix),
+      let close = ByteScanning.findNear(ASCII.quote, in: buffer, from: valueStart, to: attributesEnd),
+      close + 1 == attributesEnd || ByteScanning.isSpace(buffer[close + 1])
+    else { return nil }
+    cursor = close + 1
+    return XMLAttribute(
+      nameStart: start + 1, nameEnd: valueStart - 2, nameHasSpaces: false, valueStart: valueStart,
+      valueEnd: close)
+  }
+
   /// Reads the attribute that starts at `buffer[start]`: the one place where
   /// attribute syntax is checked, for tags still arriving
   /// (`scanAttributesCarefully`) and for ``nextAttribute(_:)`` alike.
