@@ -19,6 +19,24 @@ struct RecordParsingTests {
     #expect(parsed == ExportDateParser.Parsed(epochMilliseconds: milliseconds, utcOffsetSeconds: offset))
   }
 
+  @Test("The day cache gives what the full parser gives, date after date")
+  func dayCache() {
+    let dates = [
+      "2016-04-15 07:27:26 +0100", "2016-04-15 23:59:60 +0100", "2016-04-15 00:00:00 -0930",
+      "2016-04-15 24:00:00 +0100", "2016-04-15 07:27:26 *0100", "2016-04-15 07:2x:26 +0100",
+      "2016-04-15 07:27:26 +01:00", "2016-04-15T07:27:26 +0100", "2016-04-16 07:27:26 +0100",
+      "2023-02-29 08:00:00 +0000", "2023-02-29 09:00:00 +0000", "1969-12-31 23:59:59 +0000",
+      "1969-12-31 00:00:01 +1400", "2016-04-15 07:27:26 +2400", "20140104084300-0800",
+      "2016-04-15 07:27:26 +0160", "2016-04-15 07:27:26 +0100",
+    ]
+    var cache = ExportDateParser.DayCache()
+    for text in dates + dates.reversed() {
+      var copy = text
+      let cached = copy.withUTF8 { ExportDateParser.parse($0, cache: &cache) }
+      #expect(cached == ExportDateParser.parse(text), "\(text)")
+    }
+  }
+
   @Test(
     "Invalid dates are rejected",
     arguments: [

@@ -91,6 +91,11 @@ struct EndToEndTests {
     GoldenCase(
       name: "sources-real-tdda",
       arguments: ["sources", real + "tdda-export6s3sample.xml", "--format", "table"]),
+    GoldenCase(
+      name: "sources-fresh-addresses", arguments: ["sources", "fresh-addresses.xml", "--format", "table"]),
+    GoldenCase(
+      name: "sources-fresh-addresses-json",
+      arguments: ["sources", "fresh-addresses.xml", "--format", "json", "--quiet"]),
     // The bundled demo.
     GoldenCase(name: "demo", arguments: []),
     GoldenCase(name: "demo-explicit", arguments: ["demo"]),

@@ -87,6 +87,60 @@ enum ExportDateParser {
     return Parsed(epochMilliseconds: seconds * 1000, utcOffsetSeconds: offset)
   }
 
+  /// The calendar date of the last `yyyy-MM-dd HH:mm:ss ±HHMM` parsed, so that
+  /// the many records of one day skip the calendar arithmetic and its checks.
+  struct DayCache {
+    /// The date's first ten bytes (`2016-04-15`), as words.
+    fileprivate var head: UInt64 = 0
+    fileprivate var tail: UInt16 = 0
+    /// Days since 1970-01-01 of that date; `nil` before the first date.
+    fileprivate var days: Int?
+
+    init() {}
+  }
+
+  /// Parses one date as ``parse(_:)-(UnsafeBufferPointer<UInt8>)`` does, with
+  /// the same result, reusing the calendar date of the last one when it is the same.
+  @inline(__always)
+  static func parse(_ bytes: UnsafeBufferPointer<UInt8>, cache: inout DayCache) -> Parsed? {
+    guard bytes.count == 25, let p = bytes.baseAddress else { return parse(bytes) }
+    let raw = UnsafeRawPointer(p)
+    let head = raw.loadUnaligned(as: UInt64.self)
+    let tail = raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)
+    @inline(__always) func twoDigits(_ i: Int) -> Int {
+      let tens = Int(p[i]) &- 48
+      let ones = Int(p[i + 1]) &- 48
+      guard tens >= 0, tens <= 9, ones >= 0, ones <= 9 else { return -1000 }
+      return tens * 10 + ones
+    }
+    guard let days = cache.days, head == cache.head, tail == cache.tail else {
+      guard let parsed = parse(bytes) else { return nil }
+      // A valid date: remember its calendar date.
+      cache.head = head
+      cache.tail = tail
+      cache.days = LocalDate.daysSinceEpoch(
+        year: twoDigits(0) * 100 + twoDigits(2), month: twoDigits(5), day: twoDigits(8))
+      return parsed
+    }
+    // The same date: check and read the time and the offset only.
+    guard p[10] == UInt8(ascii: " "), p[13] == UInt8(ascii: ":"), p[16] == UInt8(ascii: ":"),
+      p[19] == UInt8(ascii: " ")
+    else { return nil }
+    let hour = twoDigits(11)
+    let minute = twoDigits(14)
+    let second = twoDigits(17)
+    let sign = p[20]
+    let offsetHours = twoDigits(21)
+    let offsetMinutes = twoDigits(23)
+    guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"),
+      hour >= 0, hour <= 23, minute >= 0, minute <= 59, second >= 0, second <= 60,
+      offsetHours >= 0, offsetHours <= 23, offsetMinutes >= 0, offsetMinutes <= 59
+    else { return nil }
+    let offset = (sign == UInt8(ascii: "-") ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60)
+    let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset)
+    return Parsed(epochMilliseconds: seconds * 1000, utcOffsetSeconds: offset)
+  }
+
   /// Parses a date held in a `String`.
   static func parse(_ text: String) -> Parsed? {
     var copy = text

@@ -31,6 +31,7 @@ struct ExportDecoder: ~Copyable {
   /// What the export says about itself.
   private(set) var info: ExportInfo
   private var origins = OriginCache()
+  private var dayCache = ExportDateParser.DayCache()
   private var devices: [[UInt8]: Device?] = [:]
   private var progress: (@Sendable (ExportProgress) -> Void)?
   private var lastProgressRefills = 0
@@ -181,21 +182,26 @@ struct ExportDecoder: ~Copyable {
   @inline(__always)
   private mutating func sampleRecord() throws {
     var cursor = scanner.nameEnd
-    var kind: QuantityKind?
+    var type = scanner.expectedAttribute(" type=\"", at: &cursor)
     var firstAttribute = true
-    while let attribute = try scanner.nextAttribute(&cursor) {
-      guard scanner.attributeNameIs(attribute, "type") else {
+    if type == nil {
+      while let attribute = try scanner.nextAttribute(&cursor) {
+        if scanner.attributeNameIs(attribute, "type") {
+          type = attribute
+          break
+        }
         firstAttribute = false
-        continue
       }
-      if scanner.attributeValueIs(attribute, "HKQuantityTypeIdentifierStepCount") {
-        kind = .steps
-      } else if scanner.attributeValueIs(attribute, "HKQuantityTypeIdentifierDistanceWalkingRunning") {
-        kind = .distance
-      }
-      break
     }
-    guard let kind else { return }
+    guard let type else { return }
+    let kind: QuantityKind
+    if scanner.attributeValueIs(type, "HKQuantityTypeIdentifierStepCount") {
+      kind = .steps
+    } else if scanner.attributeValueIs(type, "HKQuantityTypeIdentifierDistanceWalkingRunning") {
+      kind = .distance
+    } else {
+      return
+    }
     try decodeSample(kind: kind, from: firstAttribute ? cursor : scanner.nameEnd)
   }
 
@@ -210,6 +216,18 @@ struct ExportDecoder: ~Copyable {
     var startDate: XMLAttribute?
     var endDate: XMLAttribute?
     var userEntered = false
+    // Apple writes the attributes in one order: read them so, by their known
+    // spelling, and whatever else (another order, iOS 8's extras) as it comes.
+    if let attribute = scanner.expectedAttribute(" sourceName=\"", at: &cursor) {
+      sourceName = attribute
+      _ = scanner.expectedAttribute(" sourceVersion=\"", at: &cursor)
+      if let attribute = scanner.expectedAttribute(" device=\"", at: &cursor) { device = attribute }
+      if let attribute = scanner.expectedAttribute(" unit=\"", at: &cursor) { unit = attribute }
+      _ = scanner.expectedAttribute(" creationDate=\"", at: &cursor)
+      if let attribute = scanner.expectedAttribute(" startDate=\"", at: &cursor) { startDate = attribute }
+      if let attribute = scanner.expectedAttribute(" endDate=\"", at: &cursor) { endDate = attribute }
+      if let attribute = scanner.expectedAttribute(" value=\"", at: &cursor) { value = attribute }
+    }
     while let attribute = try scanner.nextAttribute(&cursor) {
       if attribute.nameHasSpaces {
         // iOS 8 wrote third-party metadata as attributes named with spaces.
@@ -234,10 +252,10 @@ struct ExportDecoder: ~Copyable {
     guard let startDate else { return invalid(.missingAttribute("startDate")) }
     guard let endDate else { return invalid(.missingAttribute("endDate")) }
     guard let value else { return invalid(.missingAttribute("value")) }
-    guard let start = ExportDateParser.parse(scanner.rawValue(startDate)) else {
+    guard let start = ExportDateParser.parse(scanner.rawValue(startDate), cache: &dayCache) else {
       return invalid(.unparsableDate(try scanner.decodedValue(startDate)))
     }
-    guard let end = ExportDateParser.parse(scanner.rawValue(endDate)) else {
+    guard let end = ExportDateParser.parse(scanner.rawValue(endDate), cache: &dayCache) else {
       return invalid(.unparsableDate(try scanner.decodedValue(endDate)))
     }
     guard var number = DecimalParser.parse(scanner.rawValue(value)) else {
