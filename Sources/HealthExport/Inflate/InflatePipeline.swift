@@ -7,6 +7,11 @@ import Foundation
 /// consumer hands each buffer back when done with it. Memory is bounded by the
 /// buffer count. Every mutable field is guarded by `condition`; the buffers'
 /// bytes belong to whichever side currently holds the buffer's index.
+///
+/// Each buffer has `headroom` writable bytes in front of it that the producer
+/// never touches: a consumer scanning the buffers in place puts the unfinished
+/// token of the previous buffer there, so the two join without copying the
+/// buffer itself.
 final class InflatePipeline: @unchecked Sendable {
   /// What the consumer gets next.
   enum Next {
@@ -18,7 +23,13 @@ final class InflatePipeline: @unchecked Sendable {
     case failure(HealthExportError)
   }
 
+  /// The buffers the producer fills (each preceded by ``headroom`` bytes).
   let buffers: [UnsafeMutableRawBufferPointer]
+  /// The first byte of each buffer, as bytes.
+  let starts: [UnsafeMutablePointer<UInt8>]
+  /// Bytes in front of each buffer that belong to the consumer while it holds the buffer.
+  let headroom: Int
+  private let allocations: [UnsafeMutableRawPointer]
   private let condition = NSCondition()
   private var freeIndices: [Int]
   private var filled: [(index: Int, count: Int)] = []
@@ -26,16 +37,26 @@ final class InflatePipeline: @unchecked Sendable {
   private var finished = false
   private var cancelled = false
 
-  init(bufferSize: Int, bufferCount: Int) {
+  init(bufferSize: Int, bufferCount: Int, headroom: Int = 0) {
     let count = max(bufferCount, 2)
-    buffers = (0..<count).map { _ in
-      UnsafeMutableRawBufferPointer.allocate(byteCount: max(bufferSize, 4096), alignment: 64)
+    let size = max(bufferSize, 4096)
+    // Rounded to whole cache lines, so every buffer starts 64-byte aligned.
+    let headroom = (max(headroom, 0) + 63) & ~63
+    let allocations = (0..<count).map { _ in
+      let raw = UnsafeMutableRawPointer.allocate(byteCount: headroom + size, alignment: 64)
+      // Bound to bytes once: the producer writes raw bytes, the scanner reads `UInt8`s.
+      raw.bindMemory(to: UInt8.self, capacity: headroom + size)
+      return raw
     }
+    self.headroom = headroom
+    self.allocations = allocations
+    starts = allocations.map { ($0 + headroom).assumingMemoryBound(to: UInt8.self) }
+    buffers = starts.map { UnsafeMutableRawBufferPointer(start: $0, count: size) }
     freeIndices = Array(0..<count)
   }
 
   deinit {
-    for buffer in buffers { buffer.deallocate() }
+    for allocation in allocations { allocation.deallocate() }
   }
 
   // MARK: Producer
@@ -92,6 +113,15 @@ final class InflatePipeline: @unchecked Sendable {
     }
     if let failure { return .failure(failure) }
     return .end
+  }
+
+  /// Returns buffer `index` without waiting for another (for a consumer that
+  /// holds two buffers while it joins a token across them).
+  func giveBack(_ index: Int) {
+    condition.lock()
+    freeIndices.append(index)
+    condition.broadcast()
+    condition.unlock()
   }
 
   /// Stops the producer at its next step; buffers are freed when both sides let go.

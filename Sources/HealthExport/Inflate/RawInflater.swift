@@ -3,17 +3,7 @@ import CZlib
 /// A raw deflate (RFC 1951) decompressor over zlib, fed and drained piecewise.
 ///
 /// The `z_stream` lives at a fixed heap address, as zlib requires.
-final class RawInflater {
-  /// What one ``inflate(input:output:)`` step did.
-  struct Step {
-    /// Input bytes consumed.
-    var consumed: Int
-    /// Output bytes produced.
-    var produced: Int
-    /// Whether the deflate stream's final block has ended.
-    var streamEnded: Bool
-  }
-
+final class RawInflater: RawDeflateDecoder {
   private let stream: UnsafeMutablePointer<z_stream>
   private let entryName: String
 
@@ -50,11 +40,11 @@ final class RawInflater {
   /// - Throws: ``HealthExportError/corruptCompressedData(entry:detail:)`` for
   ///   invalid deflate data.
   func inflate(input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer) throws
-    -> Step
+    -> InflateStep
   {
     let inCount = min(input.count, Int(UInt32.max))
     let outCount = min(output.count, Int(UInt32.max))
-    guard outCount > 0 else { return Step(consumed: 0, produced: 0, streamEnded: false) }
+    guard outCount > 0 else { return InflateStep(consumed: 0, produced: 0, streamEnded: false) }
     stream.pointee.next_in = input.baseAddress.map {
       UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Bytef.self))
     }
@@ -68,9 +58,9 @@ final class RawInflater {
     stream.pointee.next_out = nil
     switch status {
     case Z_OK, Z_BUF_ERROR:
-      return Step(consumed: consumed, produced: produced, streamEnded: false)
+      return InflateStep(consumed: consumed, produced: produced, streamEnded: false)
     case Z_STREAM_END:
-      return Step(consumed: consumed, produced: produced, streamEnded: true)
+      return InflateStep(consumed: consumed, produced: produced, streamEnded: true)
     case Z_NEED_DICT:
       throw HealthExportError.corruptCompressedData(
         entry: entryName, detail: "the deflate stream asks for a preset dictionary")

@@ -10,7 +10,15 @@ import Foundation
 /// every byte before them. Dropping the source, or calling ``cancel()``, stops
 /// the inflating thread at its next buffer and waits for it to end, so nothing
 /// it held outlives the source.
-final class ZipEntryChunkSource: ByteChunkSource {
+///
+/// The XML scanner borrows the ring's buffers through ``ChunkLender`` and
+/// scans them where they were inflated; ``nextChunk()`` hands them out the
+/// same way, and ``read(into:)`` copies out of them for other readers.
+final class ZipEntryChunkSource: ChunkLender {
+  /// Room in front of each buffer for the token that straddles two: 64 KiB,
+  /// far more than a record's tag (longer ones are gathered by the scanner).
+  static let defaultHeadroom = 64 << 10
+
   let displayName: String
   let expectedByteCount: Int64?
   /// The ring shared with the inflating thread.
@@ -26,15 +34,18 @@ final class ZipEntryChunkSource: ByteChunkSource {
   ///   - entry: The entry to read.
   ///   - bufferSize: Bytes per ring buffer (1–4 MiB works best).
   ///   - bufferCount: Buffers in the ring (at least 2).
-  /// - Throws: What ``ZipEntryReader/init(archive:entry:verifiesChecksum:inputChunkSize:)``
+  ///   - headroom: Bytes in front of each buffer for a borrower's unfinished token.
+  ///   - engine: The deflate implementation to inflate with.
+  /// - Throws: What ``ZipEntryReader/init(archive:entry:verifiesChecksum:inputChunkSize:engine:)``
   ///   throws; later errors arrive through ``read(into:)``.
-  init(archive: ZipArchive, entry: ZipEntry, bufferSize: Int = 1 << 20, bufferCount: Int = 4)
-    throws
-  {
-    let reader = try ZipEntryReader(archive: archive, entry: entry, verifiesChecksum: true)
+  init(
+    archive: ZipArchive, entry: ZipEntry, bufferSize: Int = 1 << 20, bufferCount: Int = 4,
+    headroom: Int = ZipEntryChunkSource.defaultHeadroom, engine: InflateEngine = .preferred
+  ) throws {
+    let reader = try ZipEntryReader(archive: archive, entry: entry, verifiesChecksum: true, engine: engine)
     displayName = reader.displayName
     expectedByteCount = entry.uncompressedSize
-    pipeline = InflatePipeline(bufferSize: bufferSize, bufferCount: bufferCount)
+    pipeline = InflatePipeline(bufferSize: bufferSize, bufferCount: bufferCount, headroom: headroom)
     let transfer = TransferredOwnership(value: reader)
     let pipeline = self.pipeline
     guard
@@ -106,24 +117,44 @@ final class ZipEntryChunkSource: ByteChunkSource {
 
   /// Moves to the next filled buffer; `false` at the end.
   private func advance() throws -> Bool {
-    if let outcome {
-      try outcome.get()
-      return false
-    }
     let previous = current?.index
     current = nil
+    guard let chunk = try receive(returning: previous) else { return false }
+    current = (chunk.index, chunk.count, 0)
+    return true
+  }
+
+  /// Returns buffer `previous` (if any) and waits for the next; `nil` at the end.
+  private func receive(returning previous: Int?) throws -> (index: Int, count: Int)? {
+    if let outcome {
+      if let previous { pipeline.giveBack(previous) }
+      try outcome.get()
+      return nil
+    }
     switch pipeline.next(returning: previous) {
     case .chunk(let index, let count):
-      current = (index, count, 0)
-      return true
+      return (index, count)
     case .end:
       producer.join()
       outcome = .success(())
-      return false
+      return nil
     case .failure(let error):
       producer.join()
       outcome = .failure(error)
       throw error
     }
+  }
+
+  // MARK: Lending
+
+  var headroom: Int { pipeline.headroom }
+
+  func borrowChunk() throws -> LentChunk? {
+    guard let chunk = try receive(returning: nil) else { return nil }
+    return LentChunk(index: chunk.index, bytes: pipeline.starts[chunk.index], count: chunk.count)
+  }
+
+  func giveBack(_ chunk: LentChunk) {
+    pipeline.giveBack(chunk.index)
   }
 }
