@@ -1,17 +1,27 @@
 // Measures how fast an export.zip's Health XML entry can be read:
 //
-//   swift build -c release --product zip-benchmark
+//   swift build -c release --product zip-benchmark            (zlib)
+//   swift build -c release --product zip-benchmark --traits ISAL --scratch-path .build-isal
 //   zip-benchmark export.zip [--runs N]
 //
 // For each run it prints MB/s of inflated output for
 //   bare     — a plain zlib loop on this thread: pread 1 MiB, inflate into a 1 MiB buffer, no CRC
 //              (the floor: zlib's own raw inflate speed for this entry);
-//   pipeline — ExportArchive.forEachChunk: inflate on the producer thread into a ring of
-//              1 MiB buffers, CRC-32 and size checked on the consumer's side;
-// and the ratio pipeline / bare (the goal is ≥ 0.9).
+//   bare_isal — the same loop over ISA-L's isal_inflate (builds with the ISAL trait only);
+//   pipeline — ExportArchive.forEachChunk: inflate and CRC-32 on the producer thread into the
+//              ring of 1 MiB buffers, nothing done with the bytes;
+//   scan     — ExportReader.forEachRecord with no wanted types: the pipeline plus the XML scan
+//              of every tag in place in the ring, on the consumer's thread;
+//   read     — ExportReader.read: the scan plus decoding the step and distance records;
+// and each one's ratio to bare zlib (the goal for read is ≥ 0.9, and with ISA-L ≥ 1.6 × zlib's).
 import CZlib
 import Foundation
 import HealthExport
+import StepKitCore
+
+#if ISAL && os(Linux)
+  import CISAL
+#endif
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
   let start = DispatchTime.now().uptimeNanoseconds
@@ -111,6 +121,43 @@ func bareInflate(path: String, dataOffset: Int64, compressedSize: Int64) -> Int6
   return produced
 }
 
+#if ISAL && os(Linux)
+  func bareISALInflate(path: String, dataOffset: Int64, compressedSize: Int64) -> Int64 {
+    let descriptor = open(path, O_RDONLY)
+    defer { close(descriptor) }
+    let state = UnsafeMutablePointer<inflate_state>.allocate(capacity: 1)
+    defer { state.deallocate() }
+    isal_inflate_init(state)
+    let chunk = 1 << 20
+    let input = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+    let output = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+    defer {
+      input.deallocate()
+      output.deallocate()
+    }
+    var offset = dataOffset
+    var remaining = compressedSize
+    var produced: Int64 = 0
+    while state.pointee.block_state != ISAL_BLOCK_FINISH {
+      if state.pointee.avail_in == 0 {
+        guard remaining > 0 else { break }
+        let got = pread(descriptor, input, Int(min(Int64(chunk), remaining)), off_t(offset))
+        guard got > 0 else { break }
+        offset += Int64(got)
+        remaining -= Int64(got)
+        state.pointee.next_in = input
+        state.pointee.avail_in = UInt32(got)
+      }
+      state.pointee.next_out = output
+      state.pointee.avail_out = UInt32(chunk)
+      let status = isal_inflate(state)
+      produced += Int64(chunk - Int(state.pointee.avail_out))
+      if status < 0 { break }
+    }
+    return produced
+  }
+#endif
+
 var arguments = Array(CommandLine.arguments.dropFirst())
 var runs = 3
 if let index = arguments.firstIndex(of: "--runs"), index + 1 < arguments.count,
@@ -136,22 +183,48 @@ do {
   let megabytes = Double(entry.uncompressedSize) / 1e6
   print("entry=\(entry.name) compressed=\(entry.compressedSize) uncompressed=\(entry.uncompressedSize)")
   for run in 1...runs {
+    var figures: [(name: String, seconds: Double)] = []
     var bareBytes: Int64 = 0
-    let bare = seconds {
-      bareBytes = bareInflate(path: path, dataOffset: start, compressedSize: entry.compressedSize)
-    }
+    figures.append(
+      (
+        "bare",
+        seconds {
+          bareBytes = bareInflate(path: path, dataOffset: start, compressedSize: entry.compressedSize)
+        }
+      ))
+    #if ISAL && os(Linux)
+      var isalBytes: Int64 = 0
+      figures.append(
+        (
+          "bare_isal",
+          seconds {
+            isalBytes = bareISALInflate(path: path, dataOffset: start, compressedSize: entry.compressedSize)
+          }
+        ))
+      guard isalBytes == entry.uncompressedSize else {
+        FileHandle.standardError.write(Data("zip-benchmark: ISA-L size mismatch \(isalBytes)\n".utf8))
+        exit(1)
+      }
+    #endif
     var pipelineBytes: Int64 = 0
-    let pipeline = try seconds { pipelineBytes = try archive.forEachChunk(of: entry) { _ in true } }
+    figures.append(
+      ("pipeline", try seconds { pipelineBytes = try archive.forEachChunk(of: entry) { _ in true } }))
     guard bareBytes == entry.uncompressedSize, pipelineBytes == entry.uncompressedSize else {
       FileHandle.standardError.write(
         Data("zip-benchmark: size mismatch \(bareBytes) \(pipelineBytes)\n".utf8))
       exit(1)
     }
-    print(
+    figures.append(
+      ("scan", try seconds { try ExportReader.forEachRecord(in: .path(path), types: []) { _ in } }))
+    var log = SampleLog()
+    figures.append(("read", try seconds { _ = try ExportReader.read(.path(path), into: &log) }))
+    let bare = figures[0].seconds
+    let columns = figures.map { figure in
       String(
-        format: "run=%d bare_mb_per_s=%.0f pipeline_mb_per_s=%.0f ratio=%.3f bare_s=%.3f pipeline_s=%.3f",
-        run,
-        megabytes / bare, megabytes / pipeline, bare / pipeline, bare, pipeline))
+        format: "%@_mb_per_s=%.0f %@_ratio=%.3f", figure.name, megabytes / figure.seconds, figure.name,
+        bare / figure.seconds)
+    }
+    print("run=\(run) " + columns.joined(separator: " ") + " samples=\(log.samples.count)")
   }
 } catch {
   FileHandle.standardError.write(Data("zip-benchmark: \(error.localizedDescription)\n".utf8))

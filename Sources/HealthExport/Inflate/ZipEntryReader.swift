@@ -110,11 +110,7 @@ final class ZipEntryReader {
     guard let inflater else { return 0 }
     var filled = 0
     while filled < buffer.count {
-      if inputStart == inputEnd {
-        guard inputRemaining > 0 else {
-          throw HealthExportError.corruptCompressedData(
-            entry: displayName, detail: "the compressed data ends before the deflate stream does (truncated)")
-        }
+      if inputStart == inputEnd, inputRemaining > 0 {
         let want = Int(min(Int64(input.count), inputRemaining))
         let got = try source.read(
           at: inputOffset, into: UnsafeMutableRawBufferPointer(rebasing: input[..<want]))
@@ -127,6 +123,8 @@ final class ZipEntryReader {
         inputOffset += Int64(got)
         inputRemaining -= Int64(got)
       }
+      // With the input used up the decoder is still called: it may hold output
+      // it could not write yet (ISA-L keeps up to 64 KiB in its own buffer).
       let step = try inflater.inflate(
         input: UnsafeRawBufferPointer(rebasing: input[inputStart..<inputEnd]),
         output: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
@@ -141,9 +139,15 @@ final class ZipEntryReader {
         ended = true
         break
       }
-      if step.consumed == 0, step.produced == 0, inputStart < inputEnd {
-        throw HealthExportError.corruptCompressedData(
-          entry: displayName, detail: "inflating made no progress")
+      if step.consumed == 0, step.produced == 0 {
+        if inputStart == inputEnd, inputRemaining == 0 {
+          throw HealthExportError.corruptCompressedData(
+            entry: displayName, detail: "the compressed data ends before the deflate stream does (truncated)")
+        }
+        if inputStart < inputEnd {
+          throw HealthExportError.corruptCompressedData(
+            entry: displayName, detail: "inflating made no progress")
+        }
       }
     }
     return filled
