@@ -27,6 +27,13 @@ let package = Package(
       name: "CZlib",
       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
     ),
+    // System libdeflate (Debian libdeflate-dev), Linux only: its CRC-32 uses the CPU's
+    // carry-less multiply, six times zlib's there (Apple's libz is fast already).
+    .systemLibrary(
+      name: "CLibdeflate",
+      pkgConfig: "libdeflate",
+      providers: [.apt(["libdeflate-dev"])]
+    ),
     // System Intel ISA-L (Debian libisal-dev): igzip's raw inflate and CRC-32, with the ISAL trait.
     .systemLibrary(
       name: "CISAL",
@@ -38,6 +45,7 @@ let package = Package(
       name: "HealthExport",
       dependencies: [
         "StepKitCore", "CZlib",
+        .target(name: "CLibdeflate", condition: .when(platforms: [.linux])),
         .target(name: "CISAL", condition: .when(platforms: [.linux], traits: ["ISAL"])),
       ]),
     .testTarget(

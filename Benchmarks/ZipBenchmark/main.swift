@@ -14,6 +14,9 @@
 //              of every tag in place in the ring, on the consumer's thread;
 //   read     — ExportReader.read: the scan plus decoding the step and distance records;
 // and each one's ratio to bare zlib (the goal for read is ≥ 0.9, and with ISA-L ≥ 1.6 × zlib's).
+// A second line gives each one's CPU seconds on the calling (consumer) thread and on the others
+// (the inflating producer), and the ratio two idle cores would reach: bare's CPU time over the
+// busier thread's. On a shared machine wall times swing; CPU times per thread hardly do.
 import CZlib
 import Foundation
 import HealthExport
@@ -23,10 +26,32 @@ import StepKitCore
   import CISAL
 #endif
 
-func seconds(_ body: () throws -> Void) rethrows -> Double {
+/// Wall seconds, and CPU seconds of the whole process and of the calling thread.
+struct Timing {
+  var wall: Double
+  var processCPU: Double
+  var threadCPU: Double
+  /// CPU seconds of the other threads (the inflating one).
+  var otherCPU: Double { max(processCPU - threadCPU, 0) }
+  /// The wall time two idle cores would need: the busier thread's CPU time.
+  var busiestCPU: Double { max(threadCPU, otherCPU) }
+}
+
+func cpuSeconds(_ clock: clockid_t) -> Double {
+  var time = timespec()
+  clock_gettime(clock, &time)
+  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+func seconds(_ body: () throws -> Void) rethrows -> Timing {
+  let process = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
+  let thread = cpuSeconds(CLOCK_THREAD_CPUTIME_ID)
   let start = DispatchTime.now().uptimeNanoseconds
   try body()
-  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  return Timing(
+    wall: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
+    processCPU: cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - process,
+    threadCPU: cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - thread)
 }
 
 /// Offset of the entry's data: the local header's own name and extra lengths.
@@ -183,7 +208,7 @@ do {
   let megabytes = Double(entry.uncompressedSize) / 1e6
   print("entry=\(entry.name) compressed=\(entry.compressedSize) uncompressed=\(entry.uncompressedSize)")
   for run in 1...runs {
-    var figures: [(name: String, seconds: Double)] = []
+    var figures: [(name: String, seconds: Timing)] = []
     var bareBytes: Int64 = 0
     figures.append(
       (
@@ -221,10 +246,19 @@ do {
     let bare = figures[0].seconds
     let columns = figures.map { figure in
       String(
-        format: "%@_mb_per_s=%.0f %@_ratio=%.3f", figure.name, megabytes / figure.seconds, figure.name,
-        bare / figure.seconds)
+        format: "%@_mb_per_s=%.0f %@_ratio=%.3f", figure.name, megabytes / figure.seconds.wall, figure.name,
+        bare.wall / figure.seconds.wall)
     }
     print("run=\(run) " + columns.joined(separator: " ") + " samples=\(log.samples.count)")
+    // CPU time per thread: steady on a busy machine, where wall time is not. The
+    // projection is the busier thread's time, what two idle cores would take.
+    let cpuColumns = figures.map { figure in
+      String(
+        format: "%@_cpu_consumer=%.3f %@_cpu_producer=%.3f %@_projected_ratio=%.3f", figure.name,
+        figure.seconds.threadCPU, figure.name, figure.seconds.otherCPU, figure.name,
+        bare.threadCPU / figure.seconds.busiestCPU)
+    }
+    print("run=\(run) cpu " + cpuColumns.joined(separator: " "))
   }
 } catch {
   FileHandle.standardError.write(Data("zip-benchmark: \(error.localizedDescription)\n".utf8))

@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 import Testing
 
@@ -88,15 +89,21 @@ struct InflateEngineTests {
     }
   }
 
+  /// zlib's own CRC-32, the reference.
+  static func zlibCRC(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    guard let base = bytes.baseAddress else { return 0 }
+    return UInt32(crc32(0, base.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))
+  }
+
   @Test(
     "Each engine's CRC-32 matches zlib's for every length and alignment", arguments: InflateEngine.allCases)
   func checksums(engine: InflateEngine) {
     let bytes = (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
     bytes.withUnsafeBytes { raw in
       for start in [0, 1, 3, 8, 13] {
-        for count in [0, 1, 2, 7, 15, 16, 17, 63, 64, 65, 255, 256, 1000, 4096, 4987 - start] {
+        for count in [0, 1, 2, 7, 15, 16, 17, 31, 63, 64, 65, 127, 255, 256, 1000, 4096, 4987 - start] {
           let piece = UnsafeRawBufferPointer(rebasing: raw[start..<(start + count)])
-          #expect(engine.crc32(0, piece) == crc32Update(0, piece), "start \(start), count \(count)")
+          #expect(engine.crc32(0, piece) == Self.zlibCRC(piece), "start \(start), count \(count)")
           // Continued in two parts, as the reader does buffer by buffer.
           let half = count / 2
           let first = engine.crc32(0, UnsafeRawBufferPointer(rebasing: piece[..<half]))
@@ -154,5 +161,45 @@ struct InflateEngineTests {
       }
     }
     #expect(compared > 1000)
+  }
+}
+
+@Suite("Where the CRC-32 is computed")
+struct ChecksumSideTests {
+  static let sides: [ZipEntryChunkSource.ChecksumSide] = [.whicheverIsIdle, .producer, .consumer]
+
+  static func read(_ bytes: [UInt8], side: ZipEntryChunkSource.ChecksumSide) throws -> [UInt8] {
+    let archive = try ZipTestSupport.archive(bytes)
+    var source: any ByteChunkSource = try ZipEntryChunkSource(
+      archive: archive, entry: archive.entries[0], bufferSize: 4096, bufferCount: 3, checksumSide: side)
+    return try ZipTestSupport.drain(&source, readSize: 5000)
+  }
+
+  @Test("Either thread's checksum, or a mix, verifies the entry", arguments: sides)
+  func verifies(side: ZipEntryChunkSource.ChecksumSide) throws {
+    let text = ZipTestSupport.sampleText(lines: 5000)
+    for method in [ZipTestWriter.Method.stored, .deflated] {
+      var writer = ZipTestWriter()
+      writer.add("apple_health_export/export.xml", text, .init(method: method))
+      #expect(try Self.read(writer.finished(), side: side) == text)
+      var wrong = ZipTestWriter()
+      wrong.add("apple_health_export/export.xml", text, .init(method: method, crcOverride: 0x0BAD_F00D))
+      #expect(throws: HealthExportError.checksumMismatch(entry: "export.zip:apple_health_export/export.xml"))
+      {
+        try Self.read(wrong.finished(), side: side)
+      }
+    }
+  }
+
+  @Test("Combining the buffers' checksums gives the whole entry's")
+  func combining() {
+    let bytes = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 7) }
+    bytes.withUnsafeBytes { raw in
+      for cut in [0, 1, 4096, 9999, 10_000] {
+        let first = crc32Update(0, UnsafeRawBufferPointer(rebasing: raw[..<cut]))
+        let second = crc32Update(0, UnsafeRawBufferPointer(rebasing: raw[cut...]))
+        #expect(crc32Combine(first, second, count: 10_000 - cut) == InflateEngineTests.zlibCRC(raw))
+      }
+    }
   }
 }

@@ -15,8 +15,9 @@ import Foundation
 final class InflatePipeline: @unchecked Sendable {
   /// What the consumer gets next.
   enum Next {
-    /// Buffer `index` holds `count` bytes.
-    case chunk(index: Int, count: Int)
+    /// Buffer `index` holds `count` bytes, with their CRC-32 when the
+    /// producer computed it (`nil`: the consumer is to).
+    case chunk(index: Int, count: Int, crc: UInt32?)
     /// The producer finished; every chunk has been delivered.
     case end
     /// The producer failed after delivering every chunk before the failure.
@@ -32,7 +33,8 @@ final class InflatePipeline: @unchecked Sendable {
   private let allocations: [UnsafeMutableRawPointer]
   private let condition = NSCondition()
   private var freeIndices: [Int]
-  private var filled: [(index: Int, count: Int)] = []
+  private var filled: [(index: Int, count: Int, crc: UInt32?)] = []
+  private var consumerWaiting = false
   private var failure: HealthExportError?
   private var finished = false
   private var cancelled = false
@@ -70,10 +72,18 @@ final class InflatePipeline: @unchecked Sendable {
     return freeIndices.removeFirst()
   }
 
-  /// Hands buffer `index`, holding `count` bytes, to the consumer.
-  func deliver(index: Int, count: Int) {
+  /// Whether the consumer is waiting for a buffer right now (the producer is
+  /// the slower side, so work it can leave to the consumer should go there).
+  var isConsumerWaiting: Bool {
     condition.lock()
-    filled.append((index, count))
+    defer { condition.unlock() }
+    return consumerWaiting
+  }
+
+  /// Hands buffer `index`, holding `count` bytes (and their CRC-32, if computed), to the consumer.
+  func deliver(index: Int, count: Int, crc: UInt32?) {
+    condition.lock()
+    filled.append((index, count, crc))
     condition.broadcast()
     condition.unlock()
   }
@@ -106,10 +116,14 @@ final class InflatePipeline: @unchecked Sendable {
       freeIndices.append(previous)
       condition.broadcast()
     }
-    while filled.isEmpty, failure == nil, !finished, !cancelled { condition.wait() }
+    while filled.isEmpty, failure == nil, !finished, !cancelled {
+      consumerWaiting = true
+      condition.wait()
+    }
+    consumerWaiting = false
     if !filled.isEmpty {
       let chunk = filled.removeFirst()
-      return .chunk(index: chunk.index, count: chunk.count)
+      return .chunk(index: chunk.index, count: chunk.count, crc: chunk.crc)
     }
     if let failure { return .failure(failure) }
     return .end
