@@ -6,13 +6,28 @@ struct Density {
   var watchPiece: ClosedRange<Int>
   var phonePiece: ClosedRange<Int>
   var heartRateEvery: ClosedRange<Int>?
+  /// Seconds between heart-rate samples while walking.
+  var walkingHeartRateEvery: ClosedRange<Int> = 20...60
   var activeEnergyEvery: ClosedRange<Int>?
   var basalEnergy: Bool
   var heartRateVariability: Bool
+  /// Walking from morning to night in short bouts with short breaks (the phone and the
+  /// watch counting nearly all day), instead of a few walks.
+  var allDay = false
+  /// The iPhone's gait and hearing records: walking speed and step length
+  /// during walks, headphone audio exposure while listening.
+  var mobilityAndHearing = false
 
-  static let full = Density(
+  /// An Apple Watch wearer's mix: energy and heart rate dominate, steps are
+  /// about a sixth of the records.
+  static let watch = Density(
     bouts: 4...9, watchPiece: 60...420, phonePiece: 120...600, heartRateEvery: 180...420,
-    activeEnergyEvery: 60...180, basalEnergy: true, heartRateVariability: true)
+    activeEnergyEvery: 60...180, basalEnergy: true, heartRateVariability: true, mobilityAndHearing: true)
+  /// An iPhone and a Watch carried all day: steps and distance nearly every record.
+  static let dense = Density(
+    bouts: 1...1, watchPiece: 45...240, phonePiece: 60...360, heartRateEvery: 1200...2400,
+    walkingHeartRateEvery: 600...1500, activeEnergyEvery: nil, basalEnergy: false, heartRateVariability: true,
+    allDay: true)
   static let demo = Density(
     bouts: 2...4, watchPiece: 600...1500, phonePiece: 900...1800, heartRateEvery: nil,
     activeEnergyEvery: nil, basalEnergy: false, heartRateVariability: false)
@@ -22,8 +37,11 @@ struct Density {
 struct GeneratedSource {
   var name: String
   var versions: [String]
-  var device: (name: String, manufacturer: String, model: String, hardware: String)?
-  var addresses: [String]
+  /// The device's fields after its address, as `HKDevice` describes them, or
+  /// nil for a source without a device. `%v` stands for the software version.
+  var deviceFields: String?
+  /// The device's `creation date` field, written by iOS versions from `sinceMajorVersion` on.
+  var creationDate: (sinceMajorVersion: Int, text: String)? = nil
 
   /// The software version on `date`: `versions` lists one per half year from 2021.
   func version(on date: CivilDate) -> String {
@@ -31,13 +49,28 @@ struct GeneratedSource {
     return versions[max(0, min(half, versions.count - 1))]
   }
 
-  /// The escaped `device` attribute value, or nil.
-  func deviceAttribute(on date: CivilDate, address: Int) -> String? {
-    guard let device else { return nil }
-    let pointer = addresses[address % addresses.count]
-    return "&lt;&lt;HKDevice: \(pointer)&gt;, name:\(device.name), manufacturer:\(device.manufacturer), "
-      + "model:\(device.model), hardware:\(device.hardware), software:\(version(on: date))&gt;"
+  /// What follows the address in the escaped `device` attribute value
+  /// (`&gt;, name:iPhone, …, software:17.1.2&gt;`), or nil.
+  func deviceTail(on date: CivilDate) -> String? {
+    guard let deviceFields else { return nil }
+    let version = version(on: date)
+    var fields = deviceFields.replacingOccurrences(of: "%v", with: version)
+    if let creationDate, let major = Int(version.prefix { $0 != "." }),
+      major >= creationDate.sinceMajorVersion
+    {
+      fields += ", creation date:" + creationDate.text
+    }
+    return "&gt;, " + fields + "&gt;"
   }
+}
+
+/// The start of a record up to its `creationDate` value, split around the
+/// device's object address, which is new for every record, as in real exports.
+struct RecordPrefix {
+  /// ` <Record type="…" sourceName="…" sourceVersion="…"`, and ` device="&lt;&lt;HKDevice: ` when there is one.
+  var head: [UInt8]
+  /// `&gt;, name:…&gt;" unit="…" creationDate="` after the address, or nil without a device.
+  var tail: [UInt8]?
 }
 
 /// Writes an Apple Health export.xml, day by day, and tallies the raw steps
@@ -64,6 +97,9 @@ final class ExportWriter {
   private let stepApp: GeneratedSource
   private let health: GeneratedSource
   private let scale: GeneratedSource
+  private let headphones: GeneratedSource
+  /// Draws the `HKDevice` addresses, apart from `random` so that the records stay the same.
+  private var addressRandom: SeededRandom
 
   init(sink: ByteSink, seed: UInt64, density: Density, timeline: Timeline, firstEpochDay: Int) {
     self.sink = sink
@@ -72,34 +108,38 @@ final class ExportWriter {
     self.timeline = timeline
     self.firstEpochDay = firstEpochDay
     day = DayContext(index: 0, firstEpochDay: firstEpochDay, zone: timeline.home)
-    var addressRandom = SeededRandom(seed: seed ^ 0xADD2E55)
-    func addresses(_ count: Int) -> [String] {
-      (0..<count).map { _ in
-        "0x" + String(0x2_8000_0000 + (addressRandom.next() % 0x7FFF_FFFF) & ~0xF, radix: 16)
-      }
-    }
-    phone = GeneratedSource(
+    addressRandom = SeededRandom(seed: seed ^ 0xADD2E55)
+    let phone = GeneratedSource(
       name: "Lena’s iPhone",
       versions: [
         "14.4", "15.0.2", "15.4.1", "16.1", "16.5", "17.1.2", "17.5.1", "18.1", "18.3.2", "26.0.1", "26.2",
       ],
-      device: ("iPhone", "Apple Inc.", "iPhone", "iPhone14,2"), addresses: addresses(48))
+      deviceFields: "name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,2, software:%v")
+    self.phone = phone
     watch = GeneratedSource(
       name: "Lena’s Apple Watch",
       versions: ["7.3", "8.0.1", "8.5", "9.1", "9.5", "10.1", "10.5", "11.1", "11.3", "26.0", "26.2"],
-      device: ("Apple Watch", "Apple Inc.", "Watch", "Watch6,1"), addresses: addresses(48))
+      deviceFields: "name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:%v")
     stepApp = GeneratedSource(
       name: "小米运动健康", versions: ["3.2.1", "3.8.0", "3.12.2", "3.18.0", "3.21.0", "3.24.1", "3.30.0"],
-      device: nil, addresses: [])
+      deviceFields: nil)
     health = GeneratedSource(
       name: "Health",
       versions: [
         "14.4", "15.0.2", "15.4.1", "16.1", "16.5", "17.1.2", "17.5.1", "18.1", "18.3.2", "26.0.1", "26.2",
       ],
-      device: nil, addresses: [])
+      deviceFields: nil)
     scale = GeneratedSource(
       name: "Health Mate", versions: ["6.2.0", "6.5.1"],
-      device: ("Withings BPM Connect", "Withings", "BPM Connect", "BPM Connect"), addresses: addresses(4))
+      deviceFields:
+        "name:Withings BPM Connect, manufacturer:Withings, model:BPM Connect, hardware:BPM Connect, software:%v"
+    )
+    // Headphones: no hardware or software field; the `creation date` field from iOS 17 on.
+    headphones = GeneratedSource(
+      name: phone.name, versions: phone.versions,
+      deviceFields:
+        "name:AirPods Pro, manufacturer:Apple Inc., model:0x200e, localIdentifier:38:EC:0D:BF:32:C6-tacl",
+      creationDate: (sinceMajorVersion: 17, text: "2020-06-01 06:06:25 +0000"))
   }
 
   // MARK: Document
@@ -126,15 +166,14 @@ final class ExportWriter {
   func writeDay(_ index: Int) throws {
     day = DayContext(index: index, firstEpochDay: firstEpochDay, zone: timeline.zone(onDay: index))
     dayTally = DayTally(date: day.date.iso, rawSteps: 0, manualSteps: 0, stepSamples: 0)
-    let address = random.int(0...1000)
 
     let wearsWatch = !random.chance(8)
     let thirdPartyActive = random.chance(45)
     let bouts = makeBouts()
 
-    let phonePrefix = quantityPrefixes(phone, address: address)
-    let watchPrefix = quantityPrefixes(watch, address: address)
-    let appPrefix = quantityPrefixes(stepApp, address: address)
+    let phonePrefix = quantityPrefixes(phone)
+    let watchPrefix = quantityPrefixes(watch)
+    let appPrefix = quantityPrefixes(stepApp)
 
     if random.chance(8) {
       // Walking home after midnight, phone only.
@@ -158,7 +197,7 @@ final class ExportWriter {
       writeManualEntry()
     }
     try sink.flushIfNeeded()
-    writeNoise(bouts: bouts, wearsWatch: wearsWatch, address: address)
+    writeNoise(bouts: bouts, wearsWatch: wearsWatch)
     tallies.append(dayTally)
     try sink.flushIfNeeded()
   }
@@ -170,6 +209,7 @@ final class ExportWriter {
   }
 
   private func makeBouts() -> [Bout] {
+    if density.allDay { return makeAllDayBouts() }
     let count = random.int(density.bouts)
     var slots = (0..<count).map { _ in random.int(7 * 3600...21 * 3600) }.sorted()
     var bouts: [Bout] = []
@@ -185,34 +225,69 @@ final class ExportWriter {
     return bouts
   }
 
-  /// Step and distance record prefixes for a source on this day.
-  private struct Prefixes {
-    var steps: [UInt8]
-    var distance: [UInt8]
+  /// On the move from about 7:00 to 22:30: bouts of 5 to 40 minutes, breaks of 1 to 6.
+  private func makeAllDayBouts() -> [Bout] {
+    var bouts: [Bout] = []
+    var start = random.int(6 * 3600 + 1800...7 * 3600 + 1800)
+    let end = random.int(21 * 3600 + 1800...22 * 3600 + 1800)
+    while start < end {
+      let duration = min(random.int(5...40) * 60 + random.int(0...59), end - start)
+      let cadence = random.int(40...115)
+      bouts.append(Bout(start: start, duration: duration, steps: max(1, cadence * duration / 60)))
+      start += duration + random.int(60...360)
+    }
+    return bouts
   }
 
-  private func quantityPrefixes(_ source: GeneratedSource, address: Int) -> Prefixes {
+  /// Step and distance record prefixes for a source on this day.
+  private struct Prefixes {
+    var steps: RecordPrefix
+    var distance: RecordPrefix
+  }
+
+  private func quantityPrefixes(_ source: GeneratedSource) -> Prefixes {
     Prefixes(
       steps: prefix(
-        type: "HKQuantityTypeIdentifierStepCount", source: source, unit: "count", address: address),
+        type: "HKQuantityTypeIdentifierStepCount", source: source, unit: "count"),
       distance: prefix(
-        type: "HKQuantityTypeIdentifierDistanceWalkingRunning", source: source, unit: "km", address: address))
+        type: "HKQuantityTypeIdentifierDistanceWalkingRunning", source: source, unit: "km"))
   }
 
   /// ` <Record type="…" sourceName="…" sourceVersion="…" device="…" unit="…" creationDate="`.
   private func prefix(
-    type: String, source: GeneratedSource, unit: String, address: Int, element: String = "Record"
-  )
-    -> [UInt8]
-  {
-    var text =
-      " <\(element) type=\"\(type)\" sourceName=\"\(source.name)\" sourceVersion=\"\(source.version(on: day.date))\""
-    if let device = source.deviceAttribute(on: day.date, address: address) {
-      text += " device=\"\(device)\""
+    type: String, source: GeneratedSource, unit: String, element: String = "Record"
+  ) -> RecordPrefix {
+    var head = " <\(element) type=\"\(type)\" sourceName=\"\(source.name)\""
+    head += " sourceVersion=\"\(source.version(on: day.date))\""
+    var tail = ""
+    let deviceTail = source.deviceTail(on: day.date)
+    if let deviceTail {
+      head += " device=\"&lt;&lt;HKDevice: "
+      tail = deviceTail + "\""
     }
-    if !unit.isEmpty { text += " unit=\"\(unit)\"" }
-    text += " creationDate=\""
-    return Array(text.utf8)
+    if !unit.isEmpty { tail += " unit=\"\(unit)\"" }
+    tail += " creationDate=\""
+    guard deviceTail != nil else { return RecordPrefix(head: Array((head + tail).utf8), tail: nil) }
+    return RecordPrefix(head: Array(head.utf8), tail: Array(tail.utf8))
+  }
+
+  /// Writes a record's start with a fresh device address.
+  private func write(_ prefix: RecordPrefix) {
+    sink.append(prefix.head)
+    guard let tail = prefix.tail else { return }
+    writeAddress()
+    sink.append(tail)
+  }
+
+  /// A fresh `HKDevice` object address: `0x` and nine hexadecimal digits,
+  /// 16-byte aligned (`0x282a45810`).
+  private func writeAddress() {
+    let address = 0x2_8000_0000 + (addressRandom.next() % 0x7FFF_FFFF) & ~0xF
+    sink.append("0x")
+    for shift in stride(from: 32, through: 0, by: -4) {
+      let digit = UInt8(truncatingIfNeeded: address >> UInt64(shift) & 0xF)
+      sink.append(byte: digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+    }
   }
 
   private func writePieces(
@@ -233,7 +308,7 @@ final class ExportWriter {
   private func writeSteps(_ prefixes: Prefixes, start: Int, end: Int, steps: Int) {
     let offset = day.offset(at: start)
     let creation = end + random.int(20...400)
-    sink.append(prefixes.steps)
+    write(prefixes.steps)
     writeDates(creation: creation, start: start, end: end, offset: offset)
     sink.append(integer: steps)
     sink.append("\"/>\n")
@@ -241,7 +316,7 @@ final class ExportWriter {
     dayTally.stepSamples += 1
 
     let centimetres = steps * random.int(68...79)  // stride length
-    sink.append(prefixes.distance)
+    write(prefixes.distance)
     writeDates(creation: creation, start: start, end: end, offset: offset)
     sink.append(fixed: centimetres, decimals: 5)  // km with 5 decimals
     sink.append("\"/>\n")
@@ -279,8 +354,8 @@ final class ExportWriter {
     let steps = random.int(5...30) * 100
     let offset = day.offset(at: start)
     let stepPrefix = prefix(
-      type: "HKQuantityTypeIdentifierStepCount", source: health, unit: "count", address: 0)
-    sink.append(stepPrefix)
+      type: "HKQuantityTypeIdentifierStepCount", source: health, unit: "count")
+    write(stepPrefix)
     writeDates(creation: end + random.int(3600...7200), start: start, end: end, offset: offset)
     sink.append(integer: steps)
     sink.append("\">\n  <MetadataEntry key=\"HKWasUserEntered\" value=\"1\"/>\n </Record>\n")
@@ -289,8 +364,8 @@ final class ExportWriter {
     dayTally.stepSamples += 1
     if random.chance(50) {
       let distancePrefix = prefix(
-        type: "HKQuantityTypeIdentifierDistanceWalkingRunning", source: health, unit: "km", address: 0)
-      sink.append(distancePrefix)
+        type: "HKQuantityTypeIdentifierDistanceWalkingRunning", source: health, unit: "km")
+      write(distancePrefix)
       writeDates(creation: end + 7300, start: start, end: end, offset: offset)
       sink.append(fixed: steps * 72, decimals: 5)
       sink.append("\">\n  <MetadataEntry key=\"HKWasUserEntered\" value=\"1\"/>\n </Record>\n")
@@ -299,33 +374,33 @@ final class ExportWriter {
 
   // MARK: Noise
 
-  private func writeNoise(bouts: [Bout], wearsWatch: Bool, address: Int) {
+  private func writeNoise(bouts: [Bout], wearsWatch: Bool) {
     let isWalking: (Int) -> Bool = { second in
       bouts.contains { $0.start <= second && second < $0.start + $0.duration }
     }
     if wearsWatch, let every = density.heartRateEvery {
       let heartPrefix = prefix(
-        type: "HKQuantityTypeIdentifierHeartRate", source: watch, unit: "count/min", address: address)
+        type: "HKQuantityTypeIdentifierHeartRate", source: watch, unit: "count/min")
       var second = 6 * 3600 + random.int(0...600)
       while second < 86000 {
         let walking = isWalking(second)
-        sink.append(heartPrefix)
+        write(heartPrefix)
         writeDates(
           creation: second + random.int(1...300), start: second, end: second, offset: day.offset(at: second))
         sink.append(integer: walking ? random.int(95...135) : random.int(56...82))
         sink.append("\">\n  <MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\" value=\"")
         sink.append(integer: walking ? 2 : random.int(0...1))
         sink.append("\"/>\n </Record>\n")
-        second += walking ? random.int(20...60) : random.int(every)
+        second += random.int(walking ? density.walkingHeartRateEvery : every)
       }
     }
     if wearsWatch, let every = density.activeEnergyEvery {
       let energyPrefix = prefix(
-        type: "HKQuantityTypeIdentifierActiveEnergyBurned", source: watch, unit: "kcal", address: address)
+        type: "HKQuantityTypeIdentifierActiveEnergyBurned", source: watch, unit: "kcal")
       var second = 6 * 3600 + random.int(0...120)
       while second < 86000 {
         let length = random.int(45...70)
-        sink.append(energyPrefix)
+        write(energyPrefix)
         writeDates(
           creation: second + length + random.int(1...200), start: second, end: second + length,
           offset: day.offset(at: second))
@@ -336,11 +411,10 @@ final class ExportWriter {
     }
     if density.basalEnergy {
       let basalPrefix = prefix(
-        type: "HKQuantityTypeIdentifierBasalEnergyBurned", source: wearsWatch ? watch : phone, unit: "kcal",
-        address: address)
+        type: "HKQuantityTypeIdentifierBasalEnergyBurned", source: wearsWatch ? watch : phone, unit: "kcal")
       var second = random.int(0...600)
       while second < 86000 {
-        sink.append(basalPrefix)
+        write(basalPrefix)
         writeDates(creation: second + 1900, start: second, end: second + 1800, offset: day.offset(at: second))
         sink.append(fixed: random.int(28_000...36_000), decimals: 3)
         sink.append("\"/>\n")
@@ -348,25 +422,73 @@ final class ExportWriter {
       }
     }
     if wearsWatch, density.heartRateVariability {
-      writeHeartRateVariability(address: address)
+      writeHeartRateVariability()
     }
     if day.index % 7 == 2 {
-      writeBloodPressure(address: address)
+      writeBloodPressure()
     }
     if wearsWatch, let longest = bouts.max(by: { $0.duration < $1.duration }), longest.duration > 20 * 60,
       day.index % 3 == 0
     {
-      writeWorkout(longest, address: address)
+      writeWorkout(longest)
+    }
+    if density.mobilityAndHearing {
+      writeMobility(bouts: bouts)
+      writeHeadphoneAudio()
     }
     writeActivitySummary(bouts: bouts)
   }
 
-  private func writeHeartRateVariability(address: Int) {
+  /// The iPhone's walking speed and step length: a few short samples during
+  /// longer walks, in the units of a metric locale.
+  private func writeMobility(bouts: [Bout]) {
+    let speedPrefix = prefix(type: "HKQuantityTypeIdentifierWalkingSpeed", source: phone, unit: "km/hr")
+    let lengthPrefix = prefix(type: "HKQuantityTypeIdentifierWalkingStepLength", source: phone, unit: "cm")
+    for bout in bouts where bout.duration > 6 * 60 {
+      for _ in 0..<random.int(1...3) {
+        let start = bout.start + random.int(0...bout.duration - 60)
+        let end = start + random.int(5...40)
+        let offset = day.offset(at: start)
+        let creation = end + random.int(60...900)
+        write(speedPrefix)
+        writeDates(creation: creation, start: start, end: end, offset: offset)
+        sink.append(fixed: random.int(38_000...56_000), decimals: 4)  // km/hr
+        sink.append("\"/>\n")
+        write(lengthPrefix)
+        writeDates(creation: creation, start: start, end: end, offset: offset)
+        sink.append(integer: random.int(62...79))  // cm
+        sink.append("\"/>\n")
+      }
+    }
+  }
+
+  /// Headphone audio levels the iPhone records while music plays through
+  /// AirPods: a sample every few seconds to minutes over one or two sessions.
+  private func writeHeadphoneAudio() {
+    let audioPrefix = prefix(
+      type: "HKQuantityTypeIdentifierHeadphoneAudioExposure", source: headphones, unit: "dBASPL")
+    for _ in 0..<random.int(0...2) {
+      var second = random.int(7 * 3600...21 * 3600)
+      let sessionEnd = second + random.int(10...70) * 60
+      while second < sessionEnd {
+        let length = random.int(4...180)
+        write(audioPrefix)
+        writeDates(
+          creation: second + length + random.int(30...600), start: second, end: second + length,
+          offset: day.offset(at: second))
+        sink.append(fixed: random.int(480_000...820_000), decimals: 4)  // dBASPL
+        sink.append("\"/>\n")
+        second += length + random.int(1...240)
+      }
+    }
+  }
+
+  private func writeHeartRateVariability() {
     let hrvPrefix = prefix(
-      type: "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", source: watch, unit: "ms", address: address)
+      type: "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", source: watch, unit: "ms")
     let start = random.int(1 * 3600...5 * 3600)
     let offset = day.offset(at: start)
-    sink.append(hrvPrefix)
+    write(hrvPrefix)
     writeDates(creation: start + 70, start: start, end: start + 60, offset: offset)
     sink.append(fixed: random.int(20_000...90_000), decimals: 3)
     sink.append("\">\n  <HeartRateVariabilityMetadataList>\n")
@@ -390,20 +512,20 @@ final class ExportWriter {
     sink.append("  </HeartRateVariabilityMetadataList>\n </Record>\n")
   }
 
-  private func writeBloodPressure(address: Int) {
+  private func writeBloodPressure() {
     let start = random.int(7 * 3600...8 * 3600)
     let offset = day.offset(at: start)
     let systolic = random.int(112...134)
     let diastolic = random.int(70...86)
     let systolicPrefix = prefix(
-      type: "HKQuantityTypeIdentifierBloodPressureSystolic", source: scale, unit: "mmHg", address: address)
+      type: "HKQuantityTypeIdentifierBloodPressureSystolic", source: scale, unit: "mmHg")
     let diastolicPrefix = prefix(
-      type: "HKQuantityTypeIdentifierBloodPressureDiastolic", source: scale, unit: "mmHg", address: address)
+      type: "HKQuantityTypeIdentifierBloodPressureDiastolic", source: scale, unit: "mmHg")
     let link = "withings-bd2://timeline/measure?userid=17731&amp;date=\(day.date.iso)&amp;type=4"
     func children(indent: StaticString) {
       for (recordPrefix, value) in [(systolicPrefix, systolic), (diastolicPrefix, diastolic)] {
         sink.append(indent)
-        sink.append(recordPrefix)
+        write(recordPrefix)
         writeDates(creation: start + 40, start: start, end: start, offset: offset)
         sink.append(integer: value)
         sink.append("\">\n")
@@ -416,12 +538,9 @@ final class ExportWriter {
       }
     }
     // The Correlation, then the same records at top level (as the DTD notes).
-    var correlation = prefix(
-      type: "HKCorrelationTypeIdentifierBloodPressure", source: scale, unit: "", address: address,
-      element: "Correlation")
-    correlation.removeFirst()
-    sink.append(" ")
-    sink.append(correlation)
+    write(
+      prefix(
+        type: "HKCorrelationTypeIdentifierBloodPressure", source: scale, unit: "", element: "Correlation"))
     writeDate(start + 40, offset: offset)
     sink.append("\" startDate=\"")
     writeDate(start, offset: offset)
@@ -435,7 +554,7 @@ final class ExportWriter {
     children(indent: "")
   }
 
-  private func writeWorkout(_ bout: Bout, address: Int) {
+  private func writeWorkout(_ bout: Bout) {
     let offset = day.offset(at: bout.start)
     let end = bout.start + bout.duration
     var text = " <Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" duration=\""
@@ -446,7 +565,12 @@ final class ExportWriter {
     text += String(format: "%.4f", Double(bout.steps) * 0.045)
     text +=
       "\" totalEnergyBurnedUnit=\"kcal\" sourceName=\"\(watch.name)\" sourceVersion=\"\(watch.version(on: day.date))\""
-    if let device = watch.deviceAttribute(on: day.date, address: address) { text += " device=\"\(device)\"" }
+    if let tail = watch.deviceTail(on: day.date) {
+      text += " device=\"&lt;&lt;HKDevice: "
+      sink.append(Array(text.utf8))
+      writeAddress()
+      text = tail + "\""
+    }
     text += " creationDate=\""
     sink.append(Array(text.utf8))
     writeDate(end + 5, offset: offset)

@@ -8,7 +8,8 @@ let generatorUsage = """
   iPhone and an Apple Watch recording overlapping steps and distance, a
   third-party step app, hand-typed entries from Health, heart-rate / energy /
   workout / blood-pressure noise, trips across time zones and DST changes
-  (home: Europe/Berlin). The same options always give the same bytes.
+  (home: Europe/Berlin). As on a real phone, every record's device carries
+  its own HKDevice object address. The same options always give the same bytes.
 
   OPTIONS:
     -o, --output FILE        Write export.xml to FILE (- for standard output).
@@ -22,6 +23,10 @@ let generatorUsage = """
     --target-bytes N         Keep adding days until the XML reaches N bytes.
     --seed N                 Random seed (default 1).
     --start-date YYYY-MM-DD  First day (default 2021-01-04).
+    --shape watch|dense      watch (default): an Apple Watch wearer's mix, where energy
+                             and heart rate dominate and the iPhone adds walking speed,
+                             step length and headphone audio; dense: an iPhone and a
+                             Watch carried all day, steps and distance nearly every record.
     --broken-dtd             Reproduce iOS 16's DTD (export version 12, a missing '>').
     --preset demo            About 8 weeks from 2026-03-02: DST change, a trip to
                              Shanghai, < 1 MB. Other options still apply.
@@ -43,6 +48,7 @@ struct Options {
   var startDate = CivilDate("2021-01-04")
   var brokenDTD = false
   var demo = false
+  var shape = "watch"
   var expectCSV: String?
 }
 
@@ -81,6 +87,12 @@ func parseOptions(_ arguments: [String]) throws -> Options {
         throw GeneratorError(description: "--start-date: not YYYY-MM-DD: \(text)")
       }
       options.startDate = date
+    case "--shape":
+      let name = try value(argument)
+      guard ["watch", "dense"].contains(name) else {
+        throw GeneratorError(description: "unknown shape \(name) (known: watch, dense)")
+      }
+      options.shape = name
     case "--broken-dtd": options.brokenDTD = true
     case "--preset":
       let name = try value(argument)
@@ -117,7 +129,7 @@ func generateExport(arguments: [String]) throws -> GenerationSummary {
   guard let home = TimeZone(identifier: "Europe/Berlin") else {
     throw GeneratorError(description: "the time-zone database lacks Europe/Berlin")
   }
-  var density = Density.full
+  var density = options.shape == "dense" ? Density.dense : Density.watch
   var fixedTrips: [Timeline.Trip]?
   if options.demo {
     density = .demo

@@ -89,9 +89,19 @@ public enum ExportReader {
       maximumTokenBytes: maximumTokenBytes, progress: progress)
     swap(&decoder.log, &log)
     defer { swap(&decoder.log, &log) }
+    if let expected = source.expectedByteCount {
+      // Room for as many samples as the file can hold, reserved up front so that
+      // the log never grows by copying itself: untouched capacity costs address
+      // space, not memory, so the peak stays the samples themselves.
+      decoder.log.reserveCapacity(decoder.log.count + Int(clamping: expected / bytesPerSmallestSample))
+    }
     while case .record = try decoder.step() {}
     return decoder.info
   }
+
+  /// About the fewest bytes a step or distance record with its dates takes
+  /// in an export (no device, a one-letter source name).
+  private static let bytesPerSmallestSample: Int64 = 192
 
   /// Opens `input` and names the zip entry it reads, if any.
   ///
@@ -110,17 +120,24 @@ public enum ExportReader {
     }
   }
 
+  /// Opens the file at `path` once: a regular file for random access (a zip
+  /// archive's directory sits at its end), anything else (a named pipe, a
+  /// device) as a stream, since its bytes are gone once read.
+  ///
+  /// `"-"` is a file named `-` here; the command maps it to standard input.
   private static func openPath(_ path: String) throws -> Opened {
-    if path == "-" { return try openStream(FileChunkSource.standardInput()) }
-    // Opened once: a pipe's bytes are gone once read, and its writer may be gone after a close.
-    let stream = try FileChunkSource(path: path)
-    guard stream.isRegularFile else { return try openStream(stream) }
+    var status = stat()
+    guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+      // Not a regular file, or not there: the stream reports why it cannot be read.
+      return try openStream(FileChunkSource(path: path))
+    }
     let file = try FileByteSource(path: path)
     let head = try file.readBytes(at: 0, count: Int(min(file.byteCount, 64)), what: "file signature")
-    let kind = classify(head[...], name: path)
-    if kind == .zip { return try openZip(ZipArchive(source: file)) }
-    if kind == .notAZip { throw HealthExportError.notAZip(path: path) }
-    return Opened(source: try FileChunkSource(path: path))
+    switch classify(head[...], name: path) {
+    case .zip: return try openZip(ZipArchive(source: file))
+    case .notAZip: throw HealthExportError.notAZip(path: path)
+    case .xml: return Opened(source: SequentialFileSource(file))
+    }
   }
 
   /// A pipe or standard input: XML is scanned as it arrives; a zip archive is
@@ -151,19 +168,46 @@ public enum ExportReader {
   /// Decides by content; the name only picks the error for unreadable bytes.
   private static func classify(_ head: ArraySlice<UInt8>, name: String) -> Kind {
     let bytes = Array(head)
-    if bytes.count >= 4, bytes[0] == 0x50, bytes[1] == 0x4B,
+    // A local file header (`PK\u{3}\u{4}`) or, for an empty archive, the end of the directory.
+    if bytes.count >= 4, bytes[0] == UInt8(ascii: "P"), bytes[1] == UInt8(ascii: "K"),
       (bytes[2] == 3 && bytes[3] == 4) || (bytes[2] == 5 && bytes[3] == 6)
     {
       return .zip
     }
-    var i = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+    var i = bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0
     while i < bytes.count, ByteScanning.isSpace(bytes[i]) { i += 1 }
-    if i < bytes.count, bytes[i] == 60 { return .xml }
+    if i < bytes.count, bytes[i] == UInt8(ascii: "<") { return .xml }
     return name.lowercased().hasSuffix(".zip") ? .notAZip : .xml
   }
 
   private static func openZip(_ archive: ZipArchive) throws -> Opened {
     let entry = try HealthXMLLocator.healthExportEntry(in: archive)
     return Opened(source: try ZipEntryChunkSource(archive: archive, entry: entry), entryName: entry.name)
+  }
+}
+
+/// A regular file read front to back through the random-access source it
+/// was opened as, so that it is opened once.
+private final class SequentialFileSource: ByteChunkSource {
+  private let file: FileByteSource
+  private var offset: Int64 = 0
+
+  init(_ file: FileByteSource) { self.file = file }
+
+  var displayName: String { file.displayName }
+  var expectedByteCount: Int64? { file.byteCount }
+
+  func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    guard let base = buffer.baseAddress else { return 0 }
+    var filled = 0
+    while filled < buffer.count {
+      let got = try file.read(
+        at: offset, into: UnsafeMutableRawBufferPointer(start: base + filled, count: buffer.count - filled))
+      if got == 0 { break }
+      filled += got
+      offset += Int64(got)
+    }
+    return filled
   }
 }

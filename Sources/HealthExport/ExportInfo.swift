@@ -38,6 +38,10 @@ public struct ExportInfo: Sendable, Hashable {
   /// Control characters that XML does not allow (such as `\u{0B}`) that were
   /// tolerated in the file.
   public var skippedControlCharacters: Int
+  /// Attributes of step and distance records whose names hold spaces
+  /// (`Health Mate App Version="2.6.2"`): an iOS 8 bug wrote third-party
+  /// metadata that way. They are skipped; the records are still counted.
+  public var malformedAttributes: Int
   /// The size of the XML read, in bytes (uncompressed for a zip entry).
   public var xmlByteCount: Int64
 
@@ -51,6 +55,7 @@ public struct ExportInfo: Sendable, Hashable {
     userEnteredRecords = 0
     invalidRecords = 0
     skippedControlCharacters = 0
+    malformedAttributes = 0
     xmlByteCount = 0
   }
 }
@@ -141,8 +146,8 @@ public struct ExportRecord: Sendable, Hashable {
 
   /// The `type` attribute (`HKQuantityTypeIdentifierStepCount`, …).
   public var type: String { attributes["type"] ?? "" }
-  /// The `sourceName` attribute.
-  public var sourceName: String? { attributes["sourceName"] }
+  /// The `sourceName` attribute, or in an iOS 8 or iOS 9 export, `source`.
+  public var sourceName: String? { attributes["sourceName"] ?? attributes["source"] }
   /// The `sourceVersion` attribute.
   public var sourceVersion: String? { attributes["sourceVersion"] }
   /// The `device` attribute: an `HKDevice` description.
@@ -163,9 +168,11 @@ public struct ExportRecord: Sendable, Hashable {
   public var start: Date? { startDate.flatMap(Self.instant) }
   /// The end as an instant, when it parses.
   public var end: Date? { endDate.flatMap(Self.instant) }
-  /// Whether the metadata marks the record as typed in by hand.
+  /// Whether the metadata (or in an iOS 8 or iOS 9 export, the
+  /// `HKWasUserEntered` attribute) marks the record as typed in by hand.
   public var isUserEntered: Bool {
-    metadata.contains { $0.key == "HKWasUserEntered" && isUserEnteredMetadataValue($0.value) }
+    if let flag = attributes["HKWasUserEntered"], isUserEnteredMetadataValue(flag) { return true }
+    return metadata.contains { $0.key == "HKWasUserEntered" && isUserEnteredMetadataValue($0.value) }
   }
 
   private static func instant(_ text: String) -> Date? {

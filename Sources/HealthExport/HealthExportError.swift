@@ -1,4 +1,5 @@
 import Foundation
+import StepKitCore
 
 /// Everything that can go wrong while reading an Apple Health export.
 ///
@@ -35,6 +36,9 @@ public enum HealthExportError: Error, Equatable, Sendable, LocalizedError {
   case tokenTooLarge(file: String, line: Int, column: Int, limit: Int)
   /// The file is not an Apple Health export (no `<HealthData>` root element).
   case notAHealthExport(file: String)
+  /// Every one of the export's `count` step and distance records is invalid;
+  /// `examples` are the first few, with their locations and reasons.
+  case noValidRecords(file: String, count: Int, examples: [InvalidSample])
 
   /// A language the descriptions are available in.
   public enum Language: Sendable, Hashable {
@@ -100,6 +104,11 @@ public enum HealthExportError: Error, Equatable, Sendable, LocalizedError {
       return zh
         ? "\(file) 不是“健康”导出文件（没有 <HealthData> 根元素）。请选择“健康”App 导出的 export.zip 或 export.xml。"
         : "\(file) is not an Apple Health export (no <HealthData> root element). Choose the export.zip or export.xml the Health app exported."
+    case .noValidRecords(let file, let count, let examples):
+      let shown = examples.prefix(3).map(\.description).joined(separator: "; ")
+      return zh
+        ? "\(file) 中的 \(count) 条步数和距离记录全部无效，无法计数。前几条：\(shown)"
+        : "\(file): none of its \(count) step and distance records can be counted. The first: \(shown)"
     case .noHealthExportXML(let path, let entries):
       let list = entries.prefix(20).joined(separator: ", ")
       let more = entries.count > 20 ? (zh ? " 等 \(entries.count) 项" : " and \(entries.count - 20) more") : ""

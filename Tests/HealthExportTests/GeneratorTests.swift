@@ -1,4 +1,5 @@
 import Foundation
+import StepKitCore
 import Testing
 
 @testable import HealthExport
@@ -90,6 +91,94 @@ struct GeneratorTests {
     #expect(inflated == xmlData)
   }
 
+  /// The record types in `xml` with their counts.
+  private static func recordTypes(_ xml: String) -> [String: Int] {
+    var counts: [String: Int] = [:]
+    for line in xml.split(separator: "\n") where line.hasPrefix(" <Record type=\"") {
+      let type = line.dropFirst(" <Record type=\"".count).prefix { $0 != "\"" }
+      counts[String(type), default: 0] += 1
+    }
+    return counts
+  }
+
+  @Test("Every record's device carries its own HKDevice address", arguments: ["watch", "dense"])
+  func freshAddresses(shape: String) throws {
+    let folder = try Self.directory("addresses-\(shape)")
+    let path = folder.appendingPathComponent("export.xml").path
+    _ = try generateExport(arguments: ["--days", "2", "--shape", shape, "-o", path])
+    let xml = try String(contentsOfFile: path, encoding: .utf8)
+    var addresses: [Substring: Int] = [:]
+    let pieces = xml.components(separatedBy: "device=\"&lt;&lt;HKDevice: 0x").dropFirst()
+    let devices = pieces.count
+    for piece in pieces {
+      let address = piece.prefix { $0.isHexDigit }
+      #expect(address.count == 9)
+      addresses[address, default: 0] += 1
+    }
+    #expect(devices > 1000)
+    // Drawn at random from 2^27 aligned addresses, a repeat is a rare coincidence.
+    #expect(addresses.count * 100 >= devices * 99)
+    #expect(addresses.values.max() ?? 0 <= 3)
+  }
+
+  @Test("The watch shape: energy and heart rate dominate; the iPhone adds gait and hearing records")
+  func watchShape() throws {
+    let folder = try Self.directory("watch-shape")
+    let path = folder.appendingPathComponent("export.xml").path
+    _ = try generateExport(arguments: ["--days", "6", "--start-date", "2024-01-01", "-o", path])
+    let xml = try String(contentsOfFile: path, encoding: .utf8)
+    let types = Self.recordTypes(xml)
+    let total = types.values.reduce(0, +)
+    let steps = types["HKQuantityTypeIdentifierStepCount", default: 0]
+    let energyAndHeart =
+      types["HKQuantityTypeIdentifierActiveEnergyBurned", default: 0]
+      + types["HKQuantityTypeIdentifierHeartRate", default: 0]
+    #expect(energyAndHeart * 2 > total)
+    #expect(steps * 5 < total)
+    for type in [
+      "HKQuantityTypeIdentifierWalkingSpeed", "HKQuantityTypeIdentifierWalkingStepLength",
+      "HKQuantityTypeIdentifierHeadphoneAudioExposure",
+    ] {
+      #expect(types[type, default: 0] > 0, "no \(type)")
+    }
+    for fragment in [
+      "unit=\"km/hr\"", "unit=\"cm\"", "unit=\"dBASPL\"",
+      // Headphones: no hardware or software field, and iOS 17's creation date.
+      "name:AirPods Pro, manufacturer:Apple Inc., model:0x200e, localIdentifier:38:EC:0D:BF:32:C6-tacl, creation date:2020-06-01 06:06:25 +0000&gt;\" unit=\"dBASPL\"",
+    ] {
+      #expect(xml.contains(fragment), "missing \(fragment)")
+    }
+  }
+
+  @Test("The dense shape: steps and distance are nearly every record, and the expected CSV matches")
+  func denseShape() throws {
+    let folder = try Self.directory("dense-shape")
+    let path = folder.appendingPathComponent("export.xml").path
+    let csvPath = folder.appendingPathComponent("expected.csv").path
+    _ = try generateExport(arguments: [
+      "--days", "6", "--shape", "dense", "-o", path, "--expect-raw-csv", csvPath,
+    ])
+    let xml = try String(contentsOfFile: path, encoding: .utf8)
+    let types = Self.recordTypes(xml)
+    let total = types.values.reduce(0, +)
+    let stepsAndDistance =
+      types["HKQuantityTypeIdentifierStepCount", default: 0]
+      + types["HKQuantityTypeIdentifierDistanceWalkingRunning", default: 0]
+    #expect(stepsAndDistance * 10 >= total * 9)
+    let sums = Self.naiveStepSums(xml)
+    let csv = try String(contentsOfFile: csvPath, encoding: .utf8)
+    for row in csv.split(separator: "\n").dropFirst().map({ $0.split(separator: ",").map(String.init) }) {
+      #expect(Int(row[1]) == sums[row[0]]?.raw ?? 0, "raw steps on \(row[0])")
+    }
+
+    // The reader agrees with the generator's own count.
+    var log = SampleLog()
+    let info = try ExportReader.read(.path(path), into: &log)
+    #expect(info.stepAndDistanceRecords == stepsAndDistance)
+    #expect(log.invalid.count == 0)
+    #expect(log.origins.count <= 4)
+  }
+
   @Test("The same options give the same bytes")
   func deterministic() throws {
     let folder = try Self.directory("deterministic")
@@ -145,7 +234,10 @@ struct GeneratorTests {
 
   @Test(
     "Bad options are errors",
-    arguments: [["--days"], ["--days", "x", "-o", "a"], ["--bogus"], [], ["--preset", "huge", "-o", "a"]])
+    arguments: [
+      ["--days"], ["--days", "x", "-o", "a"], ["--bogus"], [], ["--preset", "huge", "-o", "a"],
+      ["--shape", "sparse", "-o", "a"],
+    ])
   func badOptions(arguments: [String]) {
     #expect(throws: GeneratorError.self) { try generateExport(arguments: arguments) }
   }

@@ -48,6 +48,32 @@ struct StreamInputTests {
     #expect(ExportTestSupport.stepTotal(log.samples) == 200)
   }
 
+  @Test("A regular file is read through one descriptor, in any read size")
+  func regularFile() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "stepkit-regular-\(getpid())-\(UUID().uuidString).xml"
+    ).path
+    try Data(Self.xml.utf8).write(to: URL(fileURLWithPath: path))
+    defer { unlink(path) }
+    var log = SampleLog()
+    let info = try ExportReader.read(.path(path), into: &log)
+    #expect(info.xmlByteCount == Int64(Self.xml.utf8.count))
+    #expect(ExportTestSupport.stepTotal(log.samples) == 200)
+  }
+
+  @Test("A path of \"-\" names a file; standard input is its own case")
+  func dashIsAPath() throws {
+    var log = SampleLog()
+    let error = #expect(throws: HealthExportError.self) {
+      try ExportReader.read(.path("-"), into: &log)
+    }
+    guard case .cannotOpen(let path, _) = error else {
+      Issue.record("expected cannotOpen, got \(String(describing: error))")
+      return
+    }
+    #expect(path == "-")
+  }
+
   @Test("A prefixed source hands out the peeked bytes, then the rest, at any read size")
   func prefixedSource() throws {
     let path = try Self.fifo(feeding: Array("0123456789".utf8))

@@ -131,6 +131,11 @@ struct ZeroCopyScanTests {
     #expect(limit == 16 << 10)
   }
 
+  @Test("Lent buffers leave the scanner's word-wide searches room to read past their end")
+  func slack() {
+    #expect(InflatePipeline.trailingSlack >= XMLScanner.slack)
+  }
+
   @Test("Dropping the scanner early lets the inflating thread and its ring go")
   func earlyDrop() throws {
     let text = ZipTestSupport.sampleText(lines: 50_000)

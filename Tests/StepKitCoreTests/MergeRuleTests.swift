@@ -29,7 +29,7 @@ struct MergeRuleTests {
       F.steps("2026-05-01 11:00", "2026-05-01 11:10", 200, source: "iPhone", device: F.phone),
     ]
     let log = SampleLog(samples)
-    #expect(log.sourceClasses == [.typedIn, .iPhone])
+    #expect(log.sourceClasses(for: .steps) == [.typedIn, .iPhone])
     let health = log.tally(CountingOptions(policy: .health)).total
     #expect(health.steps == 700)
     #expect(health.manualSteps == 3000)
@@ -37,8 +37,11 @@ struct MergeRuleTests {
     #expect(log.tally(CountingOptions(policy: .device)).total.steps == 700)
     // `all`: the typed-in source ranks first and hides the iPhone's 10:30–10:40.
     #expect(log.tally(CountingOptions(policy: .all)).total.steps == 3200)
-    // The copied snippet (merge everything, then subtract typed-in steps) would say 200.
-    #expect(log.tally(CountingOptions(policy: .all)).total.steps - health.manualSteps == 200)
+    // The copied snippet (merge everything, then subtract typed-in steps) keeps only what the
+    // iPhone adds after the typed-in hour has hidden its 10:30–10:40: 200, not 700.
+    let all = log.tally(CountingOptions(policy: .all))
+    #expect(all.sources.map(\.name) == ["Health", "iPhone"])
+    #expect(all.sources.map(\.countedSteps) == [3000, 200])
   }
 
   @Test("The device policy leaves out other apps; health ranks them last")

@@ -32,11 +32,12 @@ enum Fixture {
 
   static func distance(
     _ start: String, _ end: String, _ metres: Double, source: String, device: Device? = nil,
-    offsetHours: Double = 0
+    userEntered: Bool = false, offsetHours: Double = 0
   ) -> Sample {
     Sample(
       kind: .distance, start: date(start, offsetHours: offsetHours), end: date(end, offsetHours: offsetHours),
-      value: metres, utcOffsetSeconds: Int(offsetHours * 3600), source: source, device: device)
+      value: metres, utcOffsetSeconds: Int(offsetHours * 3600), source: source, device: device,
+      isUserEntered: userEntered)
   }
 
   /// The single-day tally's merged steps.

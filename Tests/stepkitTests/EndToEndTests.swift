@@ -66,13 +66,31 @@ struct EndToEndTests {
     GoldenCase(
       name: "steps-real-hk2sqlite-zip-xml",
       arguments: ["steps", "real/hk2sqlite-zip-export.xml", "--format", "json"]),
+    GoldenCase(name: "steps-ios8", arguments: ["steps", "ios8-export.xml", "--format", "csv"]),
+    GoldenCase(
+      name: "steps-ios8-policy-all",
+      arguments: ["steps", "ios8-export.xml", "--policy", "all", "--format", "csv"]
+    ),
+    GoldenCase(name: "steps-clock-glitch", arguments: ["steps", "clock-glitch.xml", "--format", "csv"]),
     // Sources.
+    GoldenCase(name: "sources-ios8", arguments: ["sources", "ios8-export.xml", "--format", "table"]),
+    GoldenCase(
+      name: "sources-per-kind-classes",
+      arguments: ["sources", "per-kind-classes.xml", "--policy", "all", "--format", "table"]),
+    GoldenCase(
+      name: "steps-per-kind-classes",
+      arguments: ["steps", "per-kind-classes.xml", "--policy", "all", "--format", "csv"]),
     GoldenCase(name: "sources-table", arguments: ["sources", fixture, "--format", "table"]),
     GoldenCase(
       name: "sources-policy-all-csv", arguments: ["sources", fixture, "--policy", "all", "--format", "csv"]),
     GoldenCase(name: "sources-json", arguments: ["sources", fixture, "--format", "json", "--quiet"]),
     GoldenCase(
       name: "sources-real-tdda", arguments: ["sources", "real/tdda-export6s3sample.xml", "--format", "table"]),
+    GoldenCase(
+      name: "sources-fresh-addresses", arguments: ["sources", "fresh-addresses.xml", "--format", "table"]),
+    GoldenCase(
+      name: "sources-fresh-addresses-json",
+      arguments: ["sources", "fresh-addresses.xml", "--format", "json", "--quiet"]),
     // The bundled demo.
     GoldenCase(name: "demo", arguments: []),
     GoldenCase(name: "demo-explicit", arguments: ["demo"]),
@@ -107,6 +125,10 @@ struct EndToEndTests {
     GoldenCase(name: "error-truncated", arguments: ["steps", "truncated.xml"], exitCode: 1),
     GoldenCase(name: "error-malformed", arguments: ["steps", "malformed.xml"], exitCode: 1),
     GoldenCase(name: "error-not-a-zip", arguments: ["steps", "not-a-zip.zip"], exitCode: 1),
+    GoldenCase(name: "error-all-invalid", arguments: ["steps", "all-invalid.xml"], exitCode: 1),
+    GoldenCase(
+      name: "error-all-invalid-chinese", arguments: ["sources", "all-invalid.xml"], exitCode: 1,
+      environment: ["LC_ALL": "zh_CN.UTF-8"]),
     // doctor: an app target that has everything, one missing keys, and a bad path.
     GoldenCase(name: "doctor-ready", arguments: ["doctor", "doctor/ready"]),
     GoldenCase(

@@ -11,7 +11,8 @@ import Foundation
 /// Each buffer has `headroom` writable bytes in front of it that the producer
 /// never touches: a consumer scanning the buffers in place puts the unfinished
 /// token of the previous buffer there, so the two join without copying the
-/// buffer itself.
+/// buffer itself. After each buffer come ``trailingSlack`` more readable bytes,
+/// for the scanner's word-wide searches.
 final class InflatePipeline: @unchecked Sendable {
   /// What the consumer gets next.
   enum Next {
@@ -39,15 +40,19 @@ final class InflatePipeline: @unchecked Sendable {
   private var finished = false
   private var cancelled = false
 
+  /// Readable bytes after each buffer (zeroed; the producer never writes them).
+  static let trailingSlack = 64
+
   init(bufferSize: Int, bufferCount: Int, headroom: Int = 0) {
     let count = max(bufferCount, 2)
     let size = max(bufferSize, 4096)
     // Rounded to whole cache lines, so every buffer starts 64-byte aligned.
     let headroom = (max(headroom, 0) + 63) & ~63
     let allocations = (0..<count).map { _ in
-      let raw = UnsafeMutableRawPointer.allocate(byteCount: headroom + size, alignment: 64)
+      let total = headroom + size + Self.trailingSlack
+      let raw = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: 64)
       // Bound to bytes once: the producer writes raw bytes, the scanner reads `UInt8`s.
-      raw.bindMemory(to: UInt8.self, capacity: headroom + size)
+      raw.bindMemory(to: UInt8.self, capacity: total).initialize(repeating: 0, count: total)
       return raw
     }
     self.headroom = headroom

@@ -1,5 +1,7 @@
 /// One buffer a ``ChunkLender`` lends: `count` bytes at `bytes`, preceded by
-/// the lender's ``ChunkLender/headroom`` bytes that the borrower may write.
+/// the lender's ``ChunkLender/headroom`` bytes that the borrower may write
+/// and followed by at least ``XMLScanner/slack`` readable ones (the scanner's
+/// word-wide searches may read a few bytes past the end).
 struct LentChunk {
   /// Identifies the buffer when it is given back.
   let index: Int
@@ -64,7 +66,14 @@ final class ChunkCarrier {
     guard let lender = source as? any ChunkLender else { return nil }
     self.lender = lender
     ownedCapacity = max(2 * lender.headroom, 4096)
-    owned = .allocate(capacity: ownedCapacity)
+    owned = Self.allocate(ownedCapacity)
+  }
+
+  /// A zeroed buffer of `capacity` bytes and the scanner's slack after them.
+  private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
+    let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + XMLScanner.slack)
+    buffer.initialize(repeating: 0, count: capacity + XMLScanner.slack)
+    return buffer
   }
 
   deinit {
@@ -142,7 +151,7 @@ final class ChunkCarrier {
     var newCapacity = ownedCapacity
     while newCapacity < capacity { newCapacity *= 2 }
     newCapacity = max(min(newCapacity, maximumTokenBytes), capacity)
-    let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+    let grown = Self.allocate(newCapacity)
     grown.update(from: owned, count: copying)
     owned.deallocate()
     owned = grown

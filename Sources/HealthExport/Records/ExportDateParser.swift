@@ -1,5 +1,13 @@
-/// Parses the export's date format, `yyyy-MM-dd HH:mm:ss ±HHMM`, straight
-/// from bytes (no `DateFormatter`, no `String`).
+import StepKitCore
+
+/// Parses the export's date formats straight from bytes (no `DateFormatter`,
+/// no `String`):
+///
+/// - `2016-04-15 07:27:26 +0100` (also `+01:00`), what every export since
+///   iOS 10 writes;
+/// - `20140104084300-0800` (`yyyyMMddHHmmss±hhmm`), what iOS 8 and iOS 9 wrote.
+///
+/// `Z`, or no offset at all, is *not* accepted: every export date carries an offset.
 enum ExportDateParser {
   /// A parsed date: the instant and the UTC offset it was written with.
   struct Parsed: Equatable {
@@ -7,41 +15,74 @@ enum ExportDateParser {
     var utcOffsetSeconds: Int
   }
 
-  /// Parses `2016-04-15 07:27:26 +0100` (also `+01:00`, and `Z` or no offset
-  /// as UTC is *not* accepted: every export date carries an offset).
+  /// Where the fields of one layout start.
+  private struct Layout {
+    var month: Int
+    var day: Int
+    var hour: Int
+    var minute: Int
+    var second: Int
+    var offsetSign: Int
+  }
+
+  /// `yyyy-MM-dd HH:mm:ss ±HHMM` (25 bytes) or `… ±HH:MM` (26 bytes).
+  private static let spaced = Layout(month: 5, day: 8, hour: 11, minute: 14, second: 17, offsetSign: 20)
+  /// `yyyyMMddHHmmss±HHMM` (19 bytes).
+  private static let compact = Layout(month: 4, day: 6, hour: 8, minute: 10, second: 12, offsetSign: 14)
+
+  /// Parses one date in either format.
   ///
-  /// - Returns: `nil` when the text is not a valid date in that format.
+  /// - Returns: `nil` when the text is not a valid date in one of the formats.
   @inline(__always)
   static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Parsed? {
     let n = bytes.count
-    guard n == 25 || n == 26, let p = bytes.baseAddress else { return nil }
-    @inline(__always) func digit(_ i: Int) -> Int {
-      let d = Int(p[i]) &- 48
-      return d >= 0 && d <= 9 ? d : -1000
+    guard let p = bytes.baseAddress else { return nil }
+    let layout: Layout
+    switch n {
+    case 25, 26:
+      let dash = UInt8(ascii: "-")
+      let space = UInt8(ascii: " ")
+      let colon = UInt8(ascii: ":")
+      guard p[4] == dash, p[7] == dash, p[10] == space, p[13] == colon, p[16] == colon, p[19] == space
+      else { return nil }
+      layout = spaced
+    case 19:
+      layout = compact
+    default:
+      return nil
     }
-    guard p[4] == 45, p[7] == 45, p[10] == 32, p[13] == 58, p[16] == 58, p[19] == 32 else { return nil }
-    let year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3)
-    let month = digit(5) * 10 + digit(6)
-    let day = digit(8) * 10 + digit(9)
-    let hour = digit(11) * 10 + digit(12)
-    let minute = digit(14) * 10 + digit(15)
-    let second = digit(17) * 10 + digit(18)
-    let sign = p[20]
-    guard sign == 43 || sign == 45 else { return nil }
-    let offsetHours = digit(21) * 10 + digit(22)
+    /// Two decimal digits at `i`, or a negative number when either is not a digit.
+    @inline(__always) func twoDigits(_ i: Int) -> Int {
+      let tens = Int(p[i]) &- 48
+      let ones = Int(p[i + 1]) &- 48
+      guard tens >= 0, tens <= 9, ones >= 0, ones <= 9 else { return -1000 }
+      return tens * 10 + ones
+    }
+    let century = twoDigits(0)
+    let yearOfCentury = twoDigits(2)
+    let month = twoDigits(layout.month)
+    let day = twoDigits(layout.day)
+    let hour = twoDigits(layout.hour)
+    let minute = twoDigits(layout.minute)
+    let second = twoDigits(layout.second)
+    let sign = p[layout.offsetSign]
+    guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }
+    let offsetHours = twoDigits(layout.offsetSign + 1)
     let offsetMinutes: Int
     if n == 26 {
-      guard p[23] == 58 else { return nil }
-      offsetMinutes = digit(24) * 10 + digit(25)
+      guard p[23] == UInt8(ascii: ":") else { return nil }
+      offsetMinutes = twoDigits(24)
     } else {
-      offsetMinutes = digit(23) * 10 + digit(24)
+      offsetMinutes = twoDigits(layout.offsetSign + 3)
     }
-    guard year >= 0, month >= 1, month <= 12, day >= 1, day <= daysInMonth(year, month),
+    guard century >= 0, yearOfCentury >= 0 else { return nil }
+    let year = century * 100 + yearOfCentury
+    guard month >= 1, month <= 12, day >= 1, day <= LocalDate.daysIn(month: month, year: year),
       hour >= 0, hour <= 23, minute >= 0, minute <= 59, second >= 0, second <= 60,
       offsetHours >= 0, offsetHours <= 23, offsetMinutes >= 0, offsetMinutes <= 59
     else { return nil }
-    let offset = (sign == 45 ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60)
-    let days = daysFromCivil(year, month, day)
+    let offset = (sign == UInt8(ascii: "-") ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60)
+    let days = LocalDate.daysSinceEpoch(year: year, month: month, day: day)
     let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset)
     return Parsed(epochMilliseconds: seconds * 1000, utcOffsetSeconds: offset)
   }
@@ -50,26 +91,5 @@ enum ExportDateParser {
   static func parse(_ text: String) -> Parsed? {
     var copy = text
     return copy.withUTF8 { parse($0) }
-  }
-
-  @inline(__always)
-  static func daysInMonth(_ year: Int, _ month: Int) -> Int {
-    switch month {
-    case 2: return (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
-    case 4, 6, 9, 11: return 30
-    default: return 31
-    }
-  }
-
-  /// Days since 1970-01-01 of a proleptic Gregorian date.
-  @inline(__always)
-  static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let monthIndex = month > 2 ? month - 3 : month + 9
-    let dayOfYear = (153 * monthIndex + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
   }
 }

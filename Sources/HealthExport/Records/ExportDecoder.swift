@@ -45,11 +45,12 @@ struct ExportDecoder: ~Copyable {
     var utcOffsetSeconds: Int
     var origin: OriginID
     var userEntered: Bool
-    var line: Int
-    var column: Int
-    var byteOffset: Int64
+    /// Where the record starts; found only for a sample the log will turn away.
+    var location: SourceLocation?
   }
 
+  /// The export date: a sample that starts later comes from a wrong clock.
+  private var exportedAtMs: Int64?
   private var pendingSample: PendingSample?
   private var pendingRecord: ExportRecord?
 
@@ -148,6 +149,7 @@ struct ExportDecoder: ~Copyable {
       if let parsed = ExportDateParser.parse(text) {
         info.exportedAt = Date(epochMilliseconds: parsed.epochMilliseconds)
         info.exportUTCOffsetSeconds = parsed.utcOffsetSeconds
+        exportedAtMs = parsed.epochMilliseconds
       }
     }
   }
@@ -200,51 +202,60 @@ struct ExportDecoder: ~Copyable {
   private mutating func decodeSample(kind: QuantityKind, from start: Int) throws {
     info.stepAndDistanceRecords += 1
     var cursor = start
-    var source: XMLAttribute?
+    var sourceName: XMLAttribute?
+    var legacySource: XMLAttribute?
     var device: XMLAttribute?
     var unit: XMLAttribute?
     var value: XMLAttribute?
     var startDate: XMLAttribute?
     var endDate: XMLAttribute?
+    var userEntered = false
     while let attribute = try scanner.nextAttribute(&cursor) {
+      if attribute.nameHasSpaces {
+        // iOS 8 wrote third-party metadata as attributes named with spaces.
+        info.malformedAttributes += 1
+        continue
+      }
       switch attribute.nameEnd - attribute.nameStart {
       case 4 where scanner.attributeNameIs(attribute, "unit"): unit = attribute
       case 5 where scanner.attributeNameIs(attribute, "value"): value = attribute
       case 6 where scanner.attributeNameIs(attribute, "device"): device = attribute
+      case 6 where scanner.attributeNameIs(attribute, "source"): legacySource = attribute
       case 7 where scanner.attributeNameIs(attribute, "endDate"): endDate = attribute
       case 9 where scanner.attributeNameIs(attribute, "startDate"): startDate = attribute
-      case 10 where scanner.attributeNameIs(attribute, "sourceName"): source = attribute
+      case 10 where scanner.attributeNameIs(attribute, "sourceName"): sourceName = attribute
+      case 16 where scanner.attributeNameIs(attribute, "HKWasUserEntered"):
+        // iOS 8 and 9 wrote the flag as an attribute rather than a MetadataEntry.
+        userEntered = try userEnteredValue(attribute)
       default: break
       }
     }
-    guard let source else { return try invalid(.missingAttribute("sourceName")) }
-    guard let startDate else { return try invalid(.missingAttribute("startDate")) }
-    guard let endDate else { return try invalid(.missingAttribute("endDate")) }
-    guard let value else { return try invalid(.missingAttribute("value")) }
+    guard let source = sourceName ?? legacySource else { return invalid(.missingAttribute("sourceName")) }
+    guard let startDate else { return invalid(.missingAttribute("startDate")) }
+    guard let endDate else { return invalid(.missingAttribute("endDate")) }
+    guard let value else { return invalid(.missingAttribute("value")) }
     guard let start = ExportDateParser.parse(scanner.rawValue(startDate)) else {
-      return try invalid(.unparsableDate(scanner.decodedValue(startDate)))
+      return invalid(.unparsableDate(try scanner.decodedValue(startDate)))
     }
     guard let end = ExportDateParser.parse(scanner.rawValue(endDate)) else {
-      return try invalid(.unparsableDate(scanner.decodedValue(endDate)))
+      return invalid(.unparsableDate(try scanner.decodedValue(endDate)))
     }
     guard var number = DecimalParser.parse(scanner.rawValue(value)) else {
-      return try invalid(.unparsableValue(scanner.decodedValue(value)))
+      return invalid(.unparsableValue(try scanner.decodedValue(value)))
+    }
+    if let exportedAtMs, start.epochMilliseconds > exportedAtMs {
+      return invalid(.startsAfterExport)
     }
     if kind == .distance {
-      guard let unit else { return try invalid(.missingAttribute("unit")) }
-      let factor: Double
-      if scanner.attributeValueIs(unit, "km") {
-        factor = 1000
-      } else if scanner.attributeValueIs(unit, "mi") {
-        factor = 1609.344
-      } else if scanner.attributeValueIs(unit, "m") {
-        factor = 1
+      guard let unit else { return invalid(.missingAttribute("unit")) }
+      if let factor = LengthUnit.metresPerUnit(utf8: scanner.rawValue(unit)) {
+        number *= factor
       } else {
+        // Entities in a unit name are possible, if never seen: decode and look again.
         let name = try scanner.decodedValue(unit)
-        guard let known = LengthUnit.metresPerUnit(name) else { return try invalid(.unknownUnit(name)) }
-        factor = known
+        guard let factor = LengthUnit.metresPerUnit(name) else { return invalid(.unknownUnit(name)) }
+        number *= factor
       }
-      number *= factor
     }
     let rawSource = scanner.rawValue(source)
     let rawDevice = device.map { scanner.rawValue($0) }
@@ -264,58 +275,48 @@ struct ExportDecoder: ~Copyable {
         }
       }
       guard let registered = log.origin(source: name, device: parsedDevice) else {
-        return try invalid(.outOfRange)
+        return invalid(.outOfRange)
       }
       origins.insert(source: rawSource, device: rawDevice, origin: registered)
       origin = registered
     }
-    var sample = PendingSample(
+    let rejected =
+      SampleLog.rejection(
+        startMs: start.epochMilliseconds, endMs: end.epochMilliseconds, value: number,
+        utcOffsetSeconds: start.utcOffsetSeconds) != nil
+    let sample = PendingSample(
       kind: kind, startMs: start.epochMilliseconds, endMs: end.epochMilliseconds, value: number,
-      utcOffsetSeconds: start.utcOffsetSeconds, origin: origin, userEntered: false, line: 0, column: 0,
-      byteOffset: 0)
+      utcOffsetSeconds: start.utcOffsetSeconds, origin: origin, userEntered: userEntered,
+      // Only a sample the log turns away needs its location, and finding one costs.
+      location: rejected ? scanner.location(at: scanner.tagStart) : nil)
     if scanner.isSelfClosing {
-      if Self.mayBeRejected(sample) {
-        let location = scanner.location(at: scanner.tagStart)
-        sample.line = location.line ?? 0
-        sample.column = location.column ?? 0
-        sample.byteOffset = location.byteOffset ?? 0
-      }
       appendSample(sample)
     } else {
-      let (line, column) = scanner.lineAndColumn(at: scanner.tagStart)
-      sample.line = line
-      sample.column = column
-      sample.byteOffset = scanner.bufferOffset + Int64(scanner.tagStart)
       pendingSample = sample
     }
   }
 
-  /// Whether ``SampleLog`` might turn the sample away (then it needs its location).
-  @inline(__always)
-  private static func mayBeRejected(_ sample: PendingSample) -> Bool {
-    let duration = sample.endMs &- sample.startMs
-    return duration < 0 || duration > Int64(UInt32.max) || !(sample.value >= 0) || !sample.value.isFinite
-      || abs(sample.utcOffsetSeconds) > 2047 * 60
-  }
-
   private mutating func appendSample(_ sample: PendingSample) {
     if sample.userEntered { info.userEnteredRecords += 1 }
-    let location: SourceLocation? =
-      Self.mayBeRejected(sample)
-      ? SourceLocation(
-        file: info.fileName, line: sample.line, column: sample.column, byteOffset: sample.byteOffset)
-      : nil
     let stored = log.append(
       kind: sample.kind, startMs: sample.startMs, endMs: sample.endMs, value: sample.value,
       utcOffsetSeconds: sample.utcOffsetSeconds, origin: sample.origin, userEntered: sample.userEntered,
-      location: location)
+      location: sample.location)
     if !stored { info.invalidRecords += 1 }
   }
 
   /// Reports the current record as invalid (its children are then passed over).
-  private mutating func invalid(_ reason: InvalidSample.Reason) throws {
+  private mutating func invalid(_ reason: InvalidSample.Reason) {
     log.reportInvalid(reason, location: scanner.location(at: scanner.tagStart))
     info.invalidRecords += 1
+  }
+
+  /// Whether an `HKWasUserEntered` value means user-entered (COUNTING.md, Inputs).
+  @inline(__always)
+  private func userEnteredValue(_ value: XMLAttribute) throws -> Bool {
+    if scanner.attributeValueIs(value, "1") { return true }
+    if scanner.attributeValueIs(value, "0") { return false }
+    return isUserEnteredMetadataValue(try scanner.decodedValue(value))
   }
 
   private mutating func sampleMetadata() throws {
@@ -330,11 +331,8 @@ struct ExportDecoder: ~Copyable {
       }
     }
     guard isUserEnteredKey, let value else { return }
-    if scanner.attributeValueIs(value, "1") {
-      pendingSample?.userEntered = true
-    } else if !scanner.attributeValueIs(value, "0") {
-      pendingSample?.userEntered = isUserEnteredMetadataValue(try scanner.decodedValue(value))
-    }
+    let userEntered = try userEnteredValue(value)
+    pendingSample?.userEntered = userEntered
   }
 
   // MARK: - Records for forEachRecord

@@ -8,9 +8,18 @@ import StepKitCore
   import Darwin
 #endif
 
-/// Maps the raw bytes of a record's `sourceName` and `device` attributes to
-/// the ``OriginID`` the log gave them, so that strings are built and device
-/// descriptions parsed once per distinct origin, not once per record.
+/// Maps a record's `sourceName` and `device` attributes to the ``OriginID``
+/// the log gave them, so that strings are built and device descriptions
+/// parsed once per distinct origin, not once per record.
+///
+/// An origin is identified by the source name and the device's fields, never
+/// by the raw `device` bytes: every record's device description carries the
+/// address of a transient `HKDevice` object
+/// (`&lt;&lt;HKDevice: 0x282a45810&gt;, name:iPhone, …`), new for almost
+/// every record. The cache leaves that address out of its key (see
+/// ``DeviceKey``), so it holds one entry per distinct source and device
+/// (name, manufacturer, model, hardware, software and any later fields, such
+/// as `creation date`), whatever the number of records.
 struct OriginCache {
   private struct Entry {
     var hash: UInt64
@@ -27,23 +36,31 @@ struct OriginCache {
   private var lastHit = -1
   private var previousHit = -1
 
+  /// How many distinct origins the cache holds.
+  var count: Int { entries.count }
+
   /// The cached origin for these bytes, if any.
+  ///
+  /// - Parameters:
+  ///   - source: The raw `sourceName` value.
+  ///   - device: The raw `device` value, or `nil` when the record has none.
   @inline(__always)
   mutating func find(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?) -> OriginID? {
+    let key = device.map(DeviceKey.init)
     // Records come in runs from one or two origins (a watch and a phone):
     // compare with the last two before hashing.
-    if lastHit >= 0, matches(entries[lastHit], source, device) { return entries[lastHit].origin }
-    if previousHit >= 0, matches(entries[previousHit], source, device) {
+    if lastHit >= 0, matches(entries[lastHit], source, key) { return entries[lastHit].origin }
+    if previousHit >= 0, matches(entries[previousHit], source, key) {
       swap(&lastHit, &previousHit)
       return entries[lastHit].origin
     }
-    let hash = Self.hash(source, device)
+    let hash = Self.hash(source, key)
     let mask = slots.count - 1
     var slot = Int(truncatingIfNeeded: hash) & mask
     while true {
       let index = Int(slots[slot])
       if index < 0 { return nil }
-      if entries[index].hash == hash, matches(entries[index], source, device) {
+      if entries[index].hash == hash, matches(entries[index], source, key) {
         previousHit = lastHit
         lastHit = index
         return entries[index].origin
@@ -52,16 +69,20 @@ struct OriginCache {
     }
   }
 
-  /// Remembers `origin` for these bytes.
+  /// Remembers `origin` for these bytes (and every other address of the same device).
   mutating func insert(
     source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?, origin: OriginID
   ) {
-    let hash = Self.hash(source, device)
+    let key = device.map(DeviceKey.init)
+    let hash = Self.hash(source, key)
     let entry = Entry(
-      hash: hash, keyStart: keyBytes.count, sourceLength: source.count, deviceLength: device?.count ?? -1,
+      hash: hash, keyStart: keyBytes.count, sourceLength: source.count, deviceLength: key?.count ?? -1,
       origin: origin)
     keyBytes.append(contentsOf: source)
-    if let device { keyBytes.append(contentsOf: device) }
+    if let key {
+      keyBytes.append(contentsOf: key.head)
+      keyBytes.append(contentsOf: key.tail)
+    }
     entries.append(entry)
     previousHit = lastHit
     lastHit = entries.count - 1
@@ -81,34 +102,36 @@ struct OriginCache {
   }
 
   @inline(__always)
-  private func matches(
-    _ entry: Entry, _ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>?
-  ) -> Bool {
+  private func matches(_ entry: Entry, _ source: UnsafeBufferPointer<UInt8>, _ device: DeviceKey?) -> Bool {
     guard entry.sourceLength == source.count, entry.deviceLength == (device?.count ?? -1) else {
       return false
     }
     return keyBytes.withUnsafeBufferPointer { keys in
-      guard let base = keys.baseAddress else { return source.isEmpty && (device?.isEmpty ?? true) }
-      if source.count > 0, memcmp(base + entry.keyStart, source.baseAddress!, source.count) != 0 {
-        return false
-      }
-      if let device, device.count > 0,
-        memcmp(base + entry.keyStart + source.count, device.baseAddress!, device.count) != 0
-      {
-        return false
-      }
-      return true
+      guard let base = keys.baseAddress else { return true }
+      var at = base + entry.keyStart
+      guard Self.equal(at, source) else { return false }
+      guard let device else { return true }
+      at += source.count
+      guard Self.equal(at, device.head) else { return false }
+      return Self.equal(at + device.head.count, device.tail)
     }
   }
 
   @inline(__always)
-  private static func hash(_ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>?)
-    -> UInt64
-  {
+  private static func equal(_ stored: UnsafePointer<UInt8>, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress, bytes.count > 0 else { return true }
+    return memcmp(stored, base, bytes.count) == 0
+  }
+
+  @inline(__always)
+  private static func hash(_ source: UnsafeBufferPointer<UInt8>, _ device: DeviceKey?) -> UInt64 {
     var h = mix(
       0x9E37_79B9_7F4A_7C15, UInt64(source.count) &+ UInt64(bitPattern: Int64(device?.count ?? -1)) << 32)
     h = mix(h, words(source))
-    if let device { h = mix(h, words(device)) }
+    if let device {
+      h = mix(h, words(device.head))
+      h = mix(h, words(device.tail))
+    }
     return h ^ (h >> 31)
   }
 
@@ -135,5 +158,66 @@ struct OriginCache {
   private static func mix(_ h: UInt64, _ word: UInt64) -> UInt64 {
     let m = (h ^ word) &* 0xff51_afd7_ed55_8ccd
     return m ^ (m >> 32)
+  }
+}
+
+/// The bytes of a raw `device` attribute that identify the device: all of
+/// them except the object address after `HKDevice:`.
+///
+/// `&lt;&lt;HKDevice: 0x282a45810&gt;, name:Apple Watch, …` is keyed as
+/// `&lt;&lt;HKDevice: ` (``head``) followed by `&gt;, name:Apple Watch, …`
+/// (``tail``). A description without an address (an old export, a
+/// third-party device) is all head.
+struct DeviceKey {
+  /// The bytes before the address.
+  var head: UnsafeBufferPointer<UInt8>
+  /// The bytes after the address.
+  var tail: UnsafeBufferPointer<UInt8>
+
+  /// How many bytes the key holds.
+  var count: Int { head.count + tail.count }
+
+  /// The key of the raw attribute value `device`.
+  @inline(__always)
+  init(_ device: UnsafeBufferPointer<UInt8>) {
+    guard let (start, end) = Self.address(in: device), let base = device.baseAddress else {
+      head = device
+      tail = UnsafeBufferPointer(start: device.baseAddress, count: 0)
+      return
+    }
+    head = UnsafeBufferPointer(start: base, count: start)
+    tail = UnsafeBufferPointer(start: base + end, count: device.count - end)
+  }
+
+  /// Where the hexadecimal object address (`0x282a45810`) lies in `device`.
+  ///
+  /// It follows `HKDevice:` and one space near the start: at byte 8 in the
+  /// escaped form `&lt;&lt;HKDevice: `, which is tried first.
+  @inline(__always)
+  static func address(in device: UnsafeBufferPointer<UInt8>) -> (start: Int, end: Int)? {
+    guard let base = device.baseAddress else { return nil }
+    let marker: StaticString = "HKDevice: 0x"
+    let markerLength = marker.utf8CodeUnitCount
+    let n = device.count
+    @inline(__always) func marked(_ at: Int) -> Bool {
+      at + markerLength <= n && memcmp(base + at, marker.utf8Start, markerLength) == 0
+    }
+    var at = 8
+    if !marked(at) {
+      // Other escapes of `<<` (`&#60;&#60;`, or none at all): look a little further.
+      at = 0
+      while at < 24, !marked(at) { at += 1 }
+      guard at < 24 else { return nil }
+    }
+    let start = at + markerLength - 2
+    var end = start + 2
+    while end < n, Self.isHexDigit(base[end]) { end += 1 }
+    return end > start + 2 ? (start, end) : nil
+  }
+
+  @inline(__always)
+  private static func isHexDigit(_ byte: UInt8) -> Bool {
+    (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+      || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
   }
 }

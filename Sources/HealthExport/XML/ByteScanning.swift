@@ -6,6 +6,39 @@
   import Darwin
 #endif
 
+/// The ASCII bytes XML markup is made of, named as swift-nio names them.
+enum ASCII {
+  static let tab = UInt8(ascii: "\t")
+  static let lineFeed = UInt8(ascii: "\n")
+  static let carriageReturn = UInt8(ascii: "\r")
+  static let space = UInt8(ascii: " ")
+  static let exclamationMark = UInt8(ascii: "!")
+  static let quote = UInt8(ascii: "\"")
+  static let numberSign = UInt8(ascii: "#")
+  static let ampersand = UInt8(ascii: "&")
+  static let apostrophe = UInt8(ascii: "'")
+  static let hyphen = UInt8(ascii: "-")
+  static let period = UInt8(ascii: ".")
+  static let slash = UInt8(ascii: "/")
+  static let zero = UInt8(ascii: "0")
+  static let nine = UInt8(ascii: "9")
+  static let colon = UInt8(ascii: ":")
+  static let semicolon = UInt8(ascii: ";")
+  static let lessThan = UInt8(ascii: "<")
+  static let equals = UInt8(ascii: "=")
+  static let greaterThan = UInt8(ascii: ">")
+  static let questionMark = UInt8(ascii: "?")
+  static let leftBracket = UInt8(ascii: "[")
+  static let rightBracket = UInt8(ascii: "]")
+  static let underscore = UInt8(ascii: "_")
+  static let lowercaseA = UInt8(ascii: "a")
+  static let lowercaseX = UInt8(ascii: "x")
+  /// Setting this bit turns an ASCII capital letter into its lowercase.
+  static let lowercaseBit: UInt8 = 0x20
+  /// Bytes from here on are parts of multi-byte UTF-8 sequences.
+  static let firstNonASCII: UInt8 = 0x80
+}
+
 /// Byte-level search and counting loops the scanner's hot path is made of.
 ///
 /// The counting loops are written so the optimiser can vectorise them: a
@@ -17,6 +50,62 @@ enum ByteScanning {
     guard from < to else { return nil }
     guard let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
     return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+  }
+
+  /// The index of the first `byte` in `base[from ..< to]`, or `nil`, for
+  /// spans that are usually short (attribute values): eight bytes at a time
+  /// for the first 32, then `memchr`.
+  ///
+  /// It may read up to seven bytes past `to`, never past the scanner
+  /// buffer's ``XMLScanner/slack``.
+  @inline(__always)
+  static func findNear(_ byte: UInt8, in base: UnsafeMutablePointer<UInt8>, from: Int, to: Int) -> Int? {
+    let raw = UnsafeRawPointer(base)
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let pattern = UInt64(byte) &* ones
+    var i = from
+    let near = min(to, from + 32)
+    while i < near {
+      // Bytes equal to `byte` become zero; the lowest zero byte sets its top bit first.
+      let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ pattern
+      let zeros = (word &- ones) & ~word & (ones << 7)
+      if zeros != 0 {
+        let hit = i + zeros.trailingZeroBitCount >> 3
+        return hit < to ? hit : nil
+      }
+      i += 8
+    }
+    return find(byte, in: base, from: i, to: to)
+  }
+
+  /// Whether `base[0 ..< text.utf8CodeUnitCount]` equals the ASCII `text`,
+  /// compared in words (names and values are short; `memcmp` is a call).
+  @inline(__always)
+  static func equal(_ base: UnsafePointer<UInt8>, _ text: StaticString) -> Bool {
+    let n = text.utf8CodeUnitCount
+    let a = UnsafeRawPointer(base)
+    let b = UnsafeRawPointer(text.utf8Start)
+    @inline(__always) func word(_ p: UnsafeRawPointer, _ at: Int) -> UInt64 {
+      p.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+    }
+    @inline(__always) func half(_ p: UnsafeRawPointer, _ at: Int) -> UInt32 {
+      p.loadUnaligned(fromByteOffset: at, as: UInt32.self)
+    }
+    switch n {
+    case 0: return true
+    case 1...3:
+      for i in 0..<n where base[i] != text.utf8Start[i] { return false }
+      return true
+    case 4...7:
+      return half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4)
+    default:
+      var i = 0
+      while i + 8 < n {
+        guard word(a, i) == word(b, i) else { return false }
+        i += 8
+      }
+      return word(a, n - 8) == word(b, n - 8)
+    }
   }
 
   /// Counts line feeds and stray control characters (C0 controls other than
@@ -32,8 +121,8 @@ enum ByteScanning {
     var controls = 0
     var i = 0
     let raw = UnsafeRawPointer(base)
-    let newline = SIMD16<UInt8>(repeating: 10)
-    let space = SIMD16<UInt8>(repeating: 32)
+    let newline = SIMD16<UInt8>(repeating: ASCII.lineFeed)
+    let space = SIMD16<UInt8>(repeating: ASCII.space)
     let one = SIMD16<UInt8>(repeating: 1)
     let zero = SIMD16<UInt8>(repeating: 0)
     while count - i >= 16 {
@@ -54,15 +143,17 @@ enum ByteScanning {
       if blockBelow != blockLines {
         for j in blockStart..<blockEnd {
           let b = base[j]
-          if b < 32 && b != 9 && b != 10 && b != 13 { controls += 1 }
+          if b < ASCII.space && b != ASCII.tab && b != ASCII.lineFeed && b != ASCII.carriageReturn {
+            controls += 1
+          }
         }
       }
     }
     while i < count {
       let b = base[i]
-      if b == 10 {
+      if b == ASCII.lineFeed {
         lines += 1
-      } else if b < 32 && b != 9 && b != 13 {
+      } else if b < ASCII.space && b != ASCII.tab && b != ASCII.carriageReturn {
         controls += 1
       }
       i += 1
@@ -81,9 +172,9 @@ enum ByteScanning {
     var bad = false
     var i = 0
     let raw = UnsafeRawPointer(base)
-    let quote = SIMD16<UInt8>(repeating: 34)
-    let apostrophe = SIMD16<UInt8>(repeating: 39)
-    let less = SIMD16<UInt8>(repeating: 60)
+    let quote = SIMD16<UInt8>(repeating: ASCII.quote)
+    let apostrophe = SIMD16<UInt8>(repeating: ASCII.apostrophe)
+    let less = SIMD16<UInt8>(repeating: ASCII.lessThan)
     let one = SIMD16<UInt8>(repeating: 1)
     let zero = SIMD16<UInt8>(repeating: 0)
     if count >= 16 {
@@ -116,8 +207,8 @@ enum ByteScanning {
     }
     while i < count {
       let b = base[i]
-      if b == 34 { quotes += 1 }
-      if b == 39 || b == 60 { bad = true }
+      if b == ASCII.quote { quotes += 1 }
+      if b == ASCII.apostrophe || b == ASCII.lessThan { bad = true }
       i += 1
     }
     return !bad && quotes & 1 == 0
@@ -127,7 +218,7 @@ enum ByteScanning {
   static func lineStart(_ base: UnsafePointer<UInt8>, before to: Int) -> Int? {
     var i = to - 1
     while i >= 0 {
-      if base[i] == 10 { return i + 1 }
+      if base[i] == ASCII.lineFeed { return i + 1 }
       i -= 1
     }
     return nil
@@ -144,19 +235,36 @@ enum ByteScanning {
   /// Whether `byte` is XML white space.
   @inline(__always)
   static func isSpace(_ byte: UInt8) -> Bool {
-    byte == 32 || byte == 10 || byte == 9 || byte == 13
+    byte == ASCII.space || byte == ASCII.lineFeed || byte == ASCII.tab || byte == ASCII.carriageReturn
   }
 
   /// Whether `byte` can start an XML name (ASCII letters, `_`, `:`, or any
   /// byte of a multi-byte UTF-8 sequence).
   @inline(__always)
   static func isNameStart(_ byte: UInt8) -> Bool {
-    (byte | 0x20 >= 97 && byte | 0x20 <= 122) || byte == 95 || byte == 58 || byte >= 0x80
+    (byte | ASCII.lowercaseBit) &- ASCII.lowercaseA < 26 || byte >= ASCII.firstNonASCII
+      || byte == ASCII.underscore || byte == ASCII.colon
   }
 
   /// Whether `byte` can continue an XML name.
   @inline(__always)
   static func isNameByte(_ byte: UInt8) -> Bool {
-    isNameStart(byte) || (byte >= 48 && byte <= 57) || byte == 45 || byte == 46
+    isNameStart(byte) || byte &- ASCII.zero < 10 || byte == ASCII.hyphen || byte == ASCII.period
+  }
+
+  /// The index of the first byte in `base[from ..< to]` that cannot continue
+  /// an XML name, or `to`.
+  @inline(__always)
+  static func nameEnd(in base: UnsafeMutablePointer<UInt8>, from: Int, to: Int) -> Int {
+    var i = from
+    while i < to {
+      let byte = base[i]
+      // Letters first: the names in exports are made of nothing else, and end at `=` or a space.
+      if (byte | ASCII.lowercaseBit) &- ASCII.lowercaseA >= 26 {
+        guard byte != ASCII.equals, byte > ASCII.space, isNameByte(byte) else { break }
+      }
+      i += 1
+    }
+    return i
   }
 }

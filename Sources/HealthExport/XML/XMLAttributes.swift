@@ -10,6 +10,9 @@
 struct XMLAttribute {
   var nameStart: Int
   var nameEnd: Int
+  /// Whether the name holds spaces (`Health Mate App Version="2.6.2"`): not
+  /// XML, but what iOS 8 wrote for third-party metadata. Readers skip it.
+  var nameHasSpaces = false
   /// The raw value, between the quotes, entities not yet decoded.
   var valueStart: Int
   var valueEnd: Int
@@ -25,55 +28,120 @@ extension XMLScanner {
   func nextAttribute(_ cursor: inout Int) throws -> XMLAttribute? {
     var i = cursor
     let limit = attributesEnd
-    let base = buffer
-    while i < limit, ByteScanning.isSpace(base[i]) { i += 1 }
+    while i < limit, ByteScanning.isSpace(buffer[i]) { i += 1 }
     guard i < limit else {
       cursor = limit
       return nil
     }
+    // The tag is whole and its closing `>` (or `/`) lies at `attributesEnd`;
+    // finding the tag already ruled out a `<` inside it.
+    guard let attribute = try lexAttribute(at: i, limit: limit + 1, checkingValues: false),
+      attribute.valueEnd < limit
+    else {
+      throw attributeError(.endsInside, at: i, name: i..<i)
+    }
+    cursor = attribute.valueEnd + 1
+    return attribute
+  }
+
+  /// Reads the attribute that starts at `buffer[start]`: the one place where
+  /// attribute syntax is checked, for tags still arriving
+  /// (`scanAttributesCarefully`) and for ``nextAttribute(_:)`` alike.
+  ///
+  /// A name is an XML name; iOS 8 wrote metadata as attributes whose names
+  /// hold spaces (`Health Mate App Version="2.6.2"`), which is read as one
+  /// name with ``XMLAttribute/nameHasSpaces`` set. The value is quoted with
+  /// `"` or `'`, and what follows it is white space or the tag's end.
+  ///
+  /// - Parameters:
+  ///   - start: The first byte of the name (white space before it skipped).
+  ///   - limit: The end of the bytes to look at.
+  ///   - checkingValues: Whether to look for a `<` inside the value.
+  /// - Returns: The attribute, or `nil` when `limit` comes before it ends.
+  /// - Throws: ``HealthExportError/malformedXML(file:line:column:detail:)``.
+  @inline(__always)
+  func lexAttribute(at start: Int, limit: Int, checkingValues: Bool) throws -> XMLAttribute? {
+    let base = buffer
+    var i = start
+    let first = base[i]
+    guard ByteScanning.isNameStart(first) else { throw attributeError(.badStart, at: i, name: i..<i) }
     let nameStart = i
-    guard ByteScanning.isNameStart(base[i]) else {
-      throw malformed(at: i, "unexpected character in a tag")
+    i = ByteScanning.nameEnd(in: base, from: i + 1, to: limit)
+    var nameEnd = i
+    while i < limit, ByteScanning.isSpace(base[i]) { i += 1 }
+    var nameHasSpaces = false
+    while i < limit, base[i] != ASCII.equals, ByteScanning.isNameStart(base[i]) {
+      nameHasSpaces = true
+      i = ByteScanning.nameEnd(in: base, from: i + 1, to: limit)
+      nameEnd = i
+      while i < limit, ByteScanning.isSpace(base[i]) { i += 1 }
+    }
+    guard i < limit else { return nil }
+    guard base[i] == ASCII.equals else {
+      throw attributeError(.noValue, at: nameStart, name: nameStart..<nameEnd)
     }
     i += 1
-    while i < limit {
-      let c = base[i]
-      if c == 61 || c <= 32 { break }
-      i += 1
-    }
-    let nameEnd = i
     while i < limit, ByteScanning.isSpace(base[i]) { i += 1 }
-    guard i < limit, base[i] == 61 else {
-      throw malformed(at: nameStart, "attribute '\(text(nameStart, nameEnd))' has no value")
-    }
-    i += 1
-    while i < limit, ByteScanning.isSpace(base[i]) { i += 1 }
-    guard i < limit, base[i] == 34 || base[i] == 39 else {
-      throw malformed(at: i, "the value of attribute '\(text(nameStart, nameEnd))' is not quoted")
-    }
+    guard i < limit else { return nil }
     let quote = base[i]
-    guard let close = ByteScanning.find(quote, in: base, from: i + 1, to: limit) else {
-      throw malformed(at: i, "the value of attribute '\(text(nameStart, nameEnd))' is not closed")
+    guard quote == ASCII.quote || quote == ASCII.apostrophe else {
+      throw attributeError(.notQuoted, at: i, name: nameStart..<nameEnd)
     }
-    cursor = close + 1
-    if cursor < limit, !ByteScanning.isSpace(base[cursor]) {
-      throw malformed(at: cursor, "no white space between attributes")
+    guard let close = ByteScanning.findNear(quote, in: base, from: i + 1, to: limit) else {
+      if checkingValues, let lt = ByteScanning.find(ASCII.lessThan, in: base, from: i + 1, to: limit) {
+        throw attributeError(.lessThanInValue, at: lt, name: nameStart..<nameEnd)
+      }
+      return nil
     }
-    return XMLAttribute(nameStart: nameStart, nameEnd: nameEnd, valueStart: i + 1, valueEnd: close)
+    if checkingValues, let lt = ByteScanning.find(ASCII.lessThan, in: base, from: i + 1, to: close) {
+      throw attributeError(.lessThanInValue, at: lt, name: nameStart..<nameEnd)
+    }
+    let next = close + 1
+    guard next < limit else { return nil }
+    let after = base[next]
+    guard ByteScanning.isSpace(after) || after == ASCII.greaterThan || after == ASCII.slash else {
+      throw attributeError(.noSpaceBetween, at: next, name: nameStart..<nameEnd)
+    }
+    return XMLAttribute(
+      nameStart: nameStart, nameEnd: nameEnd, nameHasSpaces: nameHasSpaces, valueStart: i + 1, valueEnd: close
+    )
+  }
+
+  /// What is wrong with an attribute.
+  enum AttributeProblem {
+    case badStart, noValue, notQuoted, lessThanInValue, noSpaceBetween, endsInside
+  }
+
+  /// The error for an attribute that breaks the syntax (kept out of line: the
+  /// lexer's fast path never builds a message).
+  @inline(never)
+  func attributeError(_ problem: AttributeProblem, at index: Int, name: Range<Int>) -> HealthExportError {
+    let name = text(name.lowerBound, name.upperBound)
+    switch problem {
+    case .badStart:
+      let byte = buffer[index]
+      if byte == ASCII.lessThan { return malformed(at: index, "'<' inside a tag (is a tag unclosed?)") }
+      return malformed(at: index, "unexpected character '\(Self.printable(byte))' in a tag")
+    case .noValue: return malformed(at: index, "attribute '\(name)' has no value")
+    case .notQuoted: return malformed(at: index, "the value of attribute '\(name)' is not quoted")
+    case .lessThanInValue: return malformed(at: index, "'<' in the value of attribute '\(name)'")
+    case .noSpaceBetween: return malformed(at: index, "no white space between attributes")
+    case .endsInside: return malformed(at: index, "a tag ends inside an attribute")
+    }
   }
 
   /// Whether the attribute's name is `name`.
   @inline(__always)
   func attributeNameIs(_ attribute: XMLAttribute, _ name: StaticString) -> Bool {
     attribute.nameEnd - attribute.nameStart == name.utf8CodeUnitCount
-      && memcmp(buffer + attribute.nameStart, name.utf8Start, name.utf8CodeUnitCount) == 0
+      && ByteScanning.equal(buffer + attribute.nameStart, name)
   }
 
   /// Whether the attribute's raw value is `value`.
   @inline(__always)
   func attributeValueIs(_ attribute: XMLAttribute, _ value: StaticString) -> Bool {
     attribute.valueEnd - attribute.valueStart == value.utf8CodeUnitCount
-      && memcmp(buffer + attribute.valueStart, value.utf8Start, value.utf8CodeUnitCount) == 0
+      && ByteScanning.equal(buffer + attribute.valueStart, value)
   }
 
   /// The raw bytes of the attribute's value (valid until the next token).
@@ -89,7 +157,10 @@ extension XMLScanner {
   ///   for an unknown entity or an invalid character reference.
   func decodedValue(_ attribute: XMLAttribute) throws -> String {
     let raw = rawValue(attribute)
-    guard ByteScanning.find(38, in: buffer, from: attribute.valueStart, to: attribute.valueEnd) != nil else {
+    guard
+      ByteScanning.find(ASCII.ampersand, in: buffer, from: attribute.valueStart, to: attribute.valueEnd)
+        != nil
+    else {
       return String(decoding: raw, as: UTF8.self)
     }
     var decoded: [UInt8] = []
@@ -98,28 +169,30 @@ extension XMLScanner {
     let limit = attribute.valueEnd
     while i < limit {
       let b = buffer[i]
-      guard b == 38 else {
+      guard b == ASCII.ampersand else {
         decoded.append(b)
         i += 1
         continue
       }
-      guard let semicolon = ByteScanning.find(59, in: buffer, from: i + 1, to: min(limit, i + 12)) else {
+      guard
+        let semicolon = ByteScanning.find(ASCII.semicolon, in: buffer, from: i + 1, to: min(limit, i + 12))
+      else {
         throw malformed(at: i, "'&' that does not start an entity reference")
       }
       let nameStart = i + 1
       let length = semicolon - nameStart
-      if length >= 2, buffer[nameStart] == 35 {  // &#…;
+      if length >= 2, buffer[nameStart] == ASCII.numberSign {  // &#…;
         var scalarValue: UInt32 = 0
         var digits = 0
         var valid = true
-        if buffer[nameStart + 1] | 0x20 == 120 {  // &#x…;
+        if buffer[nameStart + 1] | ASCII.lowercaseBit == ASCII.lowercaseX {  // &#x…;
           for j in (nameStart + 2)..<semicolon {
             let c = buffer[j]
             let digit: UInt32
             switch c {
-            case 48...57: digit = UInt32(c - 48)
-            case 97...102: digit = UInt32(c - 87)
-            case 65...70: digit = UInt32(c - 55)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(c - UInt8(ascii: "A") + 10)
             default:
               valid = false
               digit = 0
@@ -130,11 +203,11 @@ extension XMLScanner {
         } else {
           for j in (nameStart + 1)..<semicolon {
             let c = buffer[j]
-            guard c >= 48, c <= 57 else {
+            guard c >= ASCII.zero, c <= ASCII.nine else {
               valid = false
               break
             }
-            scalarValue = scalarValue &* 10 &+ UInt32(c - 48)
+            scalarValue = scalarValue &* 10 &+ UInt32(c - ASCII.zero)
             digits += 1
           }
         }
@@ -146,11 +219,16 @@ extension XMLScanner {
       } else {
         let replacement: UInt8
         switch length {
-        case 2 where buffer[nameStart] == 108 && buffer[nameStart + 1] == 116: replacement = 60  // lt
-        case 2 where buffer[nameStart] == 103 && buffer[nameStart + 1] == 116: replacement = 62  // gt
-        case 3 where ByteScanning.matches(buffer, at: nameStart, limit: semicolon, "amp"): replacement = 38
-        case 4 where ByteScanning.matches(buffer, at: nameStart, limit: semicolon, "quot"): replacement = 34
-        case 4 where ByteScanning.matches(buffer, at: nameStart, limit: semicolon, "apos"): replacement = 39
+        case 2 where ByteScanning.matches(buffer, at: nameStart, limit: semicolon, "lt"):
+          replacement = ASCII.lessThan
+        case 2 where ByteScanning.matches(buffer, at: nameStart, limit: semicolon, "gt"):
+          replacement = ASCII.greaterThan
+        case 3 where ByteScanning.matches(buffer, at: nameStart, limit: semicolon, "amp"):
+          replacement = ASCII.ampersand
+        case 4 where ByteScanning.matches(buffer, at: nameStart, limit: semicolon, "quot"):
+          replacement = ASCII.quote
+        case 4 where ByteScanning.matches(buffer, at: nameStart, limit: semicolon, "apos"):
+          replacement = ASCII.apostrophe
         default:
           throw malformed(
             at: i, "unknown entity '\(text(i, semicolon + 1))' (only the five predefined ones are read)")

@@ -41,6 +41,9 @@ struct XMLScanner: ~Copyable {
   static let defaultMaximumTokenBytes = 64 << 20
   /// The buffer size used for reading: 4 MiB.
   static let defaultBufferBytes = 4 << 20
+  /// Bytes kept readable (zeroed) after the buffer's capacity, so that word-wide
+  /// searches (``ByteScanning/findNear(_:in:from:to:)``) may read past a token's end.
+  static let slack = 16
 
   private var source: any ByteChunkSource
   /// Set when the source lends its buffers: the scanner then reads them in place.
@@ -118,7 +121,7 @@ struct XMLScanner: ~Copyable {
     let expected = source.expectedByteCount.map { Int(clamping: $0) + 16 } ?? bufferBytes
     capacity = max(min(bufferBytes, expected), 4)
     carrier = ChunkCarrier(source: source)
-    buffer = carrier?.initialWindow ?? .allocate(capacity: capacity)
+    buffer = carrier?.initialWindow ?? Self.allocateBuffer(capacity)
     stackBytes = .allocate(capacity: stackBytesCapacity)
     stackEnds = .allocate(capacity: stackEndsCapacity)
   }
@@ -127,6 +130,13 @@ struct XMLScanner: ~Copyable {
     if carrier == nil { buffer.deallocate() }
     stackBytes.deallocate()
     stackEnds.deallocate()
+  }
+
+  /// A zeroed buffer of `capacity` bytes and ``slack`` more.
+  private static func allocateBuffer(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
+    let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + slack)
+    buffer.initialize(repeating: 0, count: capacity + slack)
+    return buffer
   }
 
   /// The total the source expects to deliver, when known.
@@ -144,7 +154,7 @@ struct XMLScanner: ~Copyable {
   mutating func next() throws -> XMLToken {
     if !started { try start() }
     while true {
-      guard let lt = ByteScanning.find(60, in: buffer, from: pos, to: end) else {
+      guard let lt = ByteScanning.find(ASCII.lessThan, in: buffer, from: pos, to: end) else {
         if depth == 0 { try checkOutsideText(from: pos, to: end) }
         pos = end
         if try !refill(keeping: end) { return try finish() }
@@ -174,6 +184,7 @@ struct XMLScanner: ~Copyable {
     while end < 3 {
       if try !refill(keeping: 0) { break }
     }
+    // Skip a UTF-8 byte order mark.
     if end >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { pos = 3 }
   }
 
@@ -194,7 +205,7 @@ struct XMLScanner: ~Copyable {
     var i = from
     while i < to {
       let b = buffer[i]
-      if b > 32 {
+      if b > ASCII.space {
         if !rootSeen { throw HealthExportError.notAHealthExport(file: fileName) }
         throw malformed(at: i, "text after the root element")
       }
@@ -206,14 +217,16 @@ struct XMLScanner: ~Copyable {
   private mutating func scanMarkup(at lt: Int) throws -> MarkupResult {
     guard lt + 1 < end else { return .needMore }
     let b = buffer[lt + 1]
-    if b == 47 {  // </
+    if b == ASCII.slash {  // </
       return try scanEndTag(at: lt)
     }
-    if b == 33 {  // <!
+    if b == ASCII.exclamationMark {  // <!
       return try scanDeclaration(at: lt)
     }
-    if b == 63 {  // <?
-      guard let close = findSequence(63, 62, from: lt + 2) else { return .needMore }
+    if b == ASCII.questionMark {  // <?
+      guard let close = findSequence(ASCII.questionMark, ASCII.greaterThan, from: lt + 2) else {
+        return .needMore
+      }
       pos = close + 2
       return .skipped
     }
@@ -230,12 +243,12 @@ struct XMLScanner: ~Copyable {
     guard i < end else { return .needMore }
     let afterName = i
     let c = buffer[i]
-    guard ByteScanning.isSpace(c) || c == 62 || c == 47 else {
+    guard ByteScanning.isSpace(c) || c == ASCII.greaterThan || c == ASCII.slash else {
       throw malformed(at: i, "unexpected character in the name of a tag")
     }
     // Fast path: the next `>` ends the tag when no quote or `<` makes it doubtful.
     var close: Int
-    if let gt = ByteScanning.find(62, in: buffer, from: afterName, to: end),
+    if let gt = ByteScanning.find(ASCII.greaterThan, in: buffer, from: afterName, to: end),
       ByteScanning.isPlainTagBody(buffer + afterName, gt - afterName)
     {
       close = gt
@@ -245,7 +258,7 @@ struct XMLScanner: ~Copyable {
       case .none: return .needMore
       }
     }
-    let selfClosing = close > afterName && buffer[close - 1] == 47
+    let selfClosing = close > afterName && buffer[close - 1] == ASCII.slash
     if rootClosed { throw malformed(at: lt, "a second root element") }
     tagStart = lt
     nameStart = lt + 1
@@ -264,7 +277,8 @@ struct XMLScanner: ~Copyable {
     return .startTag
   }
 
-  /// Walks a tag's attributes one by one, checking their syntax.
+  /// Walks a tag's attributes one by one, checking their syntax with
+  /// ``lexAttribute(at:limit:checkingValues:)``.
   ///
   /// - Returns: The index of the closing `>`, or `nil` when the buffer ends first.
   private func scanAttributesCarefully(from start: Int) throws -> Int? {
@@ -273,47 +287,16 @@ struct XMLScanner: ~Copyable {
       while i < end, ByteScanning.isSpace(buffer[i]) { i += 1 }
       guard i < end else { return nil }
       let c = buffer[i]
-      if c == 62 { return i }
-      if c == 47 {
+      if c == ASCII.greaterThan { return i }
+      if c == ASCII.slash {
         guard i + 1 < end else { return nil }
-        guard buffer[i + 1] == 62 else { throw malformed(at: i, "'/' not followed by '>' in a tag") }
+        guard buffer[i + 1] == ASCII.greaterThan else {
+          throw malformed(at: i, "'/' not followed by '>' in a tag")
+        }
         return i + 1
       }
-      if c == 60 { throw malformed(at: i, "'<' inside a tag (is a tag unclosed?)") }
-      guard ByteScanning.isNameStart(c) else {
-        throw malformed(at: i, "unexpected character '\(Self.printable(c))' in a tag")
-      }
-      let nameStart = i
-      while i < end, ByteScanning.isNameByte(buffer[i]) { i += 1 }
-      guard i < end else { return nil }
-      let nameEnd = i
-      while i < end, ByteScanning.isSpace(buffer[i]) { i += 1 }
-      guard i < end else { return nil }
-      guard buffer[i] == 61 else {
-        throw malformed(at: nameStart, "attribute '\(text(nameStart, nameEnd))' has no value")
-      }
-      i += 1
-      while i < end, ByteScanning.isSpace(buffer[i]) { i += 1 }
-      guard i < end else { return nil }
-      let quote = buffer[i]
-      guard quote == 34 || quote == 39 else {
-        throw malformed(at: i, "the value of attribute '\(text(nameStart, nameEnd))' is not quoted")
-      }
-      guard let closeQuote = ByteScanning.find(quote, in: buffer, from: i + 1, to: end) else {
-        if let lt = ByteScanning.find(60, in: buffer, from: i + 1, to: end) {
-          throw malformed(at: lt, "'<' in the value of attribute '\(text(nameStart, nameEnd))'")
-        }
-        return nil
-      }
-      if let lt = ByteScanning.find(60, in: buffer, from: i + 1, to: closeQuote) {
-        throw malformed(at: lt, "'<' in the value of attribute '\(text(nameStart, nameEnd))'")
-      }
-      i = closeQuote + 1
-      guard i < end else { return nil }
-      let next = buffer[i]
-      guard ByteScanning.isSpace(next) || next == 62 || next == 47 else {
-        throw malformed(at: i, "no white space between attributes")
-      }
+      guard let attribute = try lexAttribute(at: i, limit: end, checkingValues: true) else { return nil }
+      i = attribute.valueEnd + 1
     }
   }
 
@@ -325,7 +308,7 @@ struct XMLScanner: ~Copyable {
     let nameEnd = i
     while i < end, ByteScanning.isSpace(buffer[i]) { i += 1 }
     guard i < end else { return .needMore }
-    guard buffer[i] == 62 else { throw malformed(at: i, "unexpected character in an end tag") }
+    guard buffer[i] == ASCII.greaterThan else { throw malformed(at: i, "unexpected character in an end tag") }
     guard depth > 0 else {
       throw malformed(at: lt, "end tag </\(text(lt + 2, nameEnd))> with no open element")
     }
@@ -380,9 +363,9 @@ struct XMLScanner: ~Copyable {
   /// The index of `-->` at or after `from`.
   private func findComment(from: Int) -> Int? {
     var i = from
-    while let dash = ByteScanning.find(45, in: buffer, from: i, to: end) {
+    while let dash = ByteScanning.find(ASCII.hyphen, in: buffer, from: i, to: end) {
       if dash + 2 >= end { return nil }
-      if buffer[dash + 1] == 45 && buffer[dash + 2] == 62 { return dash }
+      if buffer[dash + 1] == ASCII.hyphen && buffer[dash + 2] == ASCII.greaterThan { return dash }
       i = dash + 1
     }
     return nil
@@ -390,9 +373,11 @@ struct XMLScanner: ~Copyable {
 
   private func findCDATAEnd(from: Int) -> Int? {
     var i = from
-    while let bracket = ByteScanning.find(93, in: buffer, from: i, to: end) {
+    while let bracket = ByteScanning.find(ASCII.rightBracket, in: buffer, from: i, to: end) {
       if bracket + 2 >= end { return nil }
-      if buffer[bracket + 1] == 93 && buffer[bracket + 2] == 62 { return bracket }
+      if buffer[bracket + 1] == ASCII.rightBracket && buffer[bracket + 2] == ASCII.greaterThan {
+        return bracket
+      }
       i = bracket + 1
     }
     return nil
@@ -421,21 +406,21 @@ struct XMLScanner: ~Copyable {
     while i < end {
       let b = buffer[i]
       switch b {
-      case 34, 39:
+      case ASCII.quote, ASCII.apostrophe:
         guard let close = ByteScanning.find(b, in: buffer, from: i + 1, to: end) else { return nil }
         i = close + 1
-      case 91 where !inSubset:
+      case ASCII.leftBracket where !inSubset:
         inSubset = true
         i += 1
-      case 93 where inSubset:
+      case ASCII.rightBracket where inSubset:
         var j = i + 1
         while j < end, ByteScanning.isSpace(buffer[j]) { j += 1 }
         guard j < end else { return nil }
-        if buffer[j] == 62 { return j }
+        if buffer[j] == ASCII.greaterThan { return j }
         i = j
-      case 62 where !inSubset:
+      case ASCII.greaterThan where !inSubset:
         return i
-      case 60 where inSubset:
+      case ASCII.lessThan where inSubset:
         if ByteScanning.matches(buffer, at: i, limit: end, "<!--") {
           guard let close = findComment(from: i + 4) else { return nil }
           if exportVersion == nil { exportVersion = versionComment(i + 4, close) }
@@ -461,8 +446,8 @@ struct XMLScanner: ~Copyable {
     while i < to, ByteScanning.isSpace(buffer[i]) { i += 1 }
     var value = 0
     var digits = 0
-    while i < to, buffer[i] >= 48, buffer[i] <= 57, digits < 9 {
-      value = value * 10 + Int(buffer[i] - 48)
+    while i < to, buffer[i] >= ASCII.zero, buffer[i] <= ASCII.nine, digits < 9 {
+      value = value * 10 + Int(buffer[i] - ASCII.zero)
       digits += 1
       i += 1
     }
@@ -521,7 +506,7 @@ struct XMLScanner: ~Copyable {
           file: fileName, line: line, column: column, limit: maximumTokenBytes)
       }
       let newCapacity = min(capacity * 2, maximumTokenBytes)
-      let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+      let grown = Self.allocateBuffer(newCapacity)
       grown.update(from: buffer, count: end)
       buffer.deallocate()
       buffer = grown
@@ -631,8 +616,9 @@ struct XMLScanner: ~Copyable {
     return String(decoding: UnsafeBufferPointer(start: buffer + from, count: length), as: UTF8.self)
   }
 
-  private static func printable(_ byte: UInt8) -> String {
-    byte >= 32 && byte < 127 ? String(UnicodeScalar(byte)) : "\\u{\(String(byte, radix: 16))}"
+  /// `byte` as itself when printable ASCII, else as `\u{…}` (for messages).
+  static func printable(_ byte: UInt8) -> String {
+    byte >= ASCII.space && byte < 127 ? String(UnicodeScalar(byte)) : "\\u{\(String(byte, radix: 16))}"
   }
 
   // MARK: - Reading the current tag
@@ -640,8 +626,7 @@ struct XMLScanner: ~Copyable {
   /// Whether the current tag's name is `name`.
   @inline(__always)
   func nameIs(_ name: StaticString) -> Bool {
-    nameEnd - nameStart == name.utf8CodeUnitCount
-      && memcmp(buffer + nameStart, name.utf8Start, name.utf8CodeUnitCount) == 0
+    nameEnd - nameStart == name.utf8CodeUnitCount && ByteScanning.equal(buffer + nameStart, name)
   }
 
   /// The current tag's name as a `String`.

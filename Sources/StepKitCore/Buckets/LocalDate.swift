@@ -42,7 +42,18 @@ public struct LocalDate: Hashable, Sendable, Comparable, Codable, CustomStringCo
   }
 
   /// Days since 1970-01-01.
-  public var daysSinceEpoch: Int {
+  public var daysSinceEpoch: Int { Self.daysSinceEpoch(year: year, month: month, day: day) }
+
+  /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+  /// days_from_civil), for callers that hold the parts and want no value.
+  ///
+  /// - Parameters:
+  ///   - year: Any year.
+  ///   - month: 1...12.
+  ///   - day: 1...31; no check that the day exists (see ``daysIn(month:year:)``).
+  /// - Returns: The day number, negative before 1970.
+  @inlinable
+  public static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
     let y = month <= 2 ? year - 1 : year
     let era = (y >= 0 ? y : y - 399) / 400
     let yoe = y - era * 400
@@ -69,7 +80,9 @@ public struct LocalDate: Hashable, Sendable, Comparable, Codable, CustomStringCo
     (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
   }
 
-  static func daysIn(month: Int, year: Int) -> Int {
+  /// The number of days in `month` (1...12) of `year`: 28 to 31.
+  @inlinable
+  public static func daysIn(month: Int, year: Int) -> Int {
     switch month {
     case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
     case 4, 6, 9, 11: return 30

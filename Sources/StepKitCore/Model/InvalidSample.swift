@@ -52,6 +52,9 @@ public struct InvalidSample: Hashable, Sendable, CustomStringConvertible {
     /// The sample lies outside what the engine can store (before 1970 by more
     /// than 290 million years, or a UTC offset beyond ±34 hours).
     case outOfRange
+    /// The sample starts after the export that holds it was made: a device
+    /// clock was wrong (COUNTING.md, Inputs).
+    case startsAfterExport
 
     /// A short English description.
     public var description: String {
@@ -64,6 +67,7 @@ public struct InvalidSample: Hashable, Sendable, CustomStringConvertible {
       case .unknownUnit(let unit): return "unit '\(unit)' is not a length"
       case .missingAttribute(let name): return "missing attribute '\(name)'"
       case .outOfRange: return "date or offset out of range"
+      case .startsAfterExport: return "starts after the export date, a wrong device clock"
       }
     }
   }

@@ -65,16 +65,15 @@ public struct SampleLog: Sendable {
   /// Per-source facts the ranking needs.
   @usableFromInline struct SourceFacts: Sendable {
     var name: String
-    var samples = 0
-    var userEntered = 0
-    var hasHardwareInfo = false
-    var hasWatch = false
-    var hasPhone = false
   }
 
   @usableFromInline var packed: [PackedSample] = []
   @usableFromInline var originTable: [Origin] = []
   @usableFromInline var originSource: [Int32] = []
+  /// Per origin, kind and user-entered flag: how many samples were stored,
+  /// at `4 * origin + 2 * kind.rawValue + (userEntered ? 1 : 0)`. The
+  /// ranking reads it per kind (COUNTING.md, step 2: one list per data type).
+  @usableFromInline var originSampleCounts: [Int] = []
   var originIndex: [Origin: UInt16] = [:]
   @usableFromInline var sourceFacts: [SourceFacts] = []
   var sourceIndex: [String: Int32] = [:]
@@ -117,16 +116,42 @@ public struct SampleLog: Sendable {
       sourceIndex[source] = sourceID
       sourceFacts.append(SourceFacts(name: source))
     }
-    if let device, device.identifiesHardware {
-      sourceFacts[Int(sourceID)].hasHardwareInfo = true
-      if device.isAppleWatch { sourceFacts[Int(sourceID)].hasWatch = true }
-      if device.isIPhone { sourceFacts[Int(sourceID)].hasPhone = true }
-    }
     let id = UInt16(originTable.count)
     originTable.append(key)
     originSource.append(sourceID)
+    originSampleCounts.append(contentsOf: [0, 0, 0, 0])
     originIndex[key] = id
     return OriginID(rawValue: id)
+  }
+
+  /// Why ``append(kind:startMs:endMs:value:utcOffsetSeconds:origin:userEntered:location:)``
+  /// would turn a sample away, or `nil` when it would store it: the one place
+  /// the rules for invalid samples live (COUNTING.md, Inputs).
+  ///
+  /// A reader that must pay to find a sample's location asks this first and
+  /// finds the location only for the samples it rejects.
+  ///
+  /// - Parameters:
+  ///   - startMs: Start, milliseconds since 1970.
+  ///   - endMs: End, milliseconds since 1970.
+  ///   - value: Steps, or metres.
+  ///   - utcOffsetSeconds: The offset recorded with the start date.
+  /// - Returns: The reason, or `nil` for a valid sample.
+  @inlinable
+  public static func rejection(
+    startMs: EpochMilliseconds, endMs: EpochMilliseconds, value: Double, utcOffsetSeconds: Int
+  ) -> InvalidSample.Reason? {
+    if endMs < startMs { return .endBeforeStart }
+    if !value.isFinite { return .nonFiniteValue }
+    if value < 0 { return .negativeValue }
+    // The packed form holds the offset in 12 signed bits of minutes, and a
+    // duration in 32 bits of milliseconds or, beyond that, of whole seconds.
+    if abs(utcOffsetSeconds) > 2047 * 60 { return .outOfRange }
+    let duration = endMs &- startMs
+    if duration < 0 || (duration > Int64(UInt32.max) && (duration + 500) / 1000 > Int64(UInt32.max)) {
+      return .outOfRange
+    }
+    return nil
   }
 
   /// Appends a sample in engine units, or reports it as invalid.
@@ -147,19 +172,9 @@ public struct SampleLog: Sendable {
     utcOffsetSeconds: Int, origin: OriginID, userEntered: Bool,
     location: @autoclosure () -> SourceLocation? = nil
   ) -> Bool {
-    let reason: InvalidSample.Reason?
-    if endMs < startMs {
-      reason = .endBeforeStart
-    } else if !value.isFinite {
-      reason = .nonFiniteValue
-    } else if value < 0 {
-      reason = .negativeValue
-    } else if abs(utcOffsetSeconds) > 2047 * 60 {
-      reason = .outOfRange
-    } else {
-      reason = nil
-    }
-    if let reason {
+    if let reason = Self.rejection(
+      startMs: startMs, endMs: endMs, value: value, utcOffsetSeconds: utcOffsetSeconds)
+    {
       invalid.record(InvalidSample(reason: reason, location: location()))
       return false
     }
@@ -169,19 +184,13 @@ public struct SampleLog: Sendable {
     if userEntered { bits |= 2 }
     if duration > Int64(UInt32.max) {
       duration = (duration + 500) / 1000
-      guard duration <= Int64(UInt32.max) else {
-        invalid.record(InvalidSample(reason: .outOfRange, location: location()))
-        return false
-      }
       bits |= 4
     }
     packed.append(
       PackedSample(
         startMs: startMs, value: value, duration: UInt32(duration), origin: origin.rawValue,
         bits: bits))
-    let source = Int(originSource[Int(origin.rawValue)])
-    sourceFacts[source].samples += 1
-    if userEntered { sourceFacts[source].userEntered += 1 }
+    originSampleCounts[4 * Int(origin.rawValue) + 2 * Int(kind.rawValue) + (userEntered ? 1 : 0)] += 1
     return true
   }
 

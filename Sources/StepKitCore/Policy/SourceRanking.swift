@@ -46,17 +46,55 @@ public struct SourceRanking: Sendable, Hashable {
 }
 
 extension SampleLog {
-  /// The default class of each source, in ``sourceNames`` order.
+  /// The default class of each source for `kind`, in ``sourceNames`` order
+  /// (COUNTING.md, step 2: decided by the source's samples of that kind alone).
   ///
-  /// Typed-in when every sample is user-entered; Apple Watch or iPhone by the
-  /// devices its samples carry, or by its name when none carries a model or
-  /// hardware identifier; otherwise other.
-  public var sourceClasses: [SourceClass] {
-    sourceFacts.map { facts in
-      if facts.samples > 0 && facts.userEntered == facts.samples { return .typedIn }
-      if facts.hasHardwareInfo {
-        if facts.hasWatch { return .appleWatch }
-        if facts.hasPhone { return .iPhone }
+  /// Typed-in when every sample of the kind is user-entered; Apple Watch or
+  /// iPhone by the devices those samples carry, or by the source's name when
+  /// none carries a model or hardware identifier; otherwise other. A source
+  /// with no sample of `kind` takes its class from the other kind, so that it
+  /// reads the same everywhere.
+  ///
+  /// - Parameter kind: Steps or distance.
+  /// - Returns: One class per source.
+  public func sourceClasses(for kind: QuantityKind) -> [SourceClass] {
+    let other: QuantityKind = kind == .steps ? .distance : .steps
+    /// What a source's samples of one kind say about it.
+    struct Evidence {
+      var samples = 0
+      var userEntered = 0
+      var identifiesHardware = false
+      var watch = false
+      var phone = false
+    }
+    // [kind.rawValue][source], gathered from the origins.
+    var evidence = [[Evidence]](
+      repeating: [Evidence](repeating: Evidence(), count: sourceFacts.count), count: 2)
+    for origin in originTable.indices {
+      let source = Int(originSource[origin])
+      let device = originTable[origin].device
+      for sampled in QuantityKind.allCases {
+        let at = 4 * origin + 2 * Int(sampled.rawValue)
+        let samples = originSampleCounts[at] + originSampleCounts[at + 1]
+        guard samples > 0 else { continue }
+        let k = Int(sampled.rawValue)
+        evidence[k][source].samples += samples
+        evidence[k][source].userEntered += originSampleCounts[at + 1]
+        if let device, device.identifiesHardware {
+          evidence[k][source].identifiesHardware = true
+          if device.isAppleWatch { evidence[k][source].watch = true }
+          if device.isIPhone { evidence[k][source].phone = true }
+        }
+      }
+    }
+    return sourceFacts.indices.map { source in
+      let facts = sourceFacts[source]
+      let deciding = evidence[Int(kind.rawValue)][source].samples > 0 ? kind : other
+      let found = evidence[Int(deciding.rawValue)][source]
+      if found.samples > 0 && found.userEntered == found.samples { return .typedIn }
+      if found.identifiesHardware {
+        if found.watch { return .appleWatch }
+        if found.phone { return .iPhone }
         return .other
       }
       if facts.name.contains("Apple Watch") { return .appleWatch }

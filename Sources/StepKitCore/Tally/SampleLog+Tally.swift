@@ -56,57 +56,97 @@ extension SampleLog {
   ///   included), a row per source, and the invalid-sample report.
   public func tally(_ options: CountingOptions) -> Tally {
     let resolved = ResolvedRanking(log: self, ranking: options.ranking)
-    let sourceCount = resolved.rankOfSource.count
     let geometry = BucketGeometry(unit: options.unit)
-
-    // The buckets --from and --to fix (the last hour of the `to` day for hours).
-    let fixedFirst = options.from.map { geometry.ordinal(ofDay: $0) }
-    let fixedLast = options.to.map { day in
-      max(geometry.ordinal(ofDay: day) + (options.unit == .hour ? 23 : 0), fixedFirst ?? Int64.min)
-    }
-    let range: ClosedRange<Int64>? =
-      fixedFirst == nil && fixedLast == nil
-      ? nil : (fixedFirst ?? Int64.min)...(fixedLast ?? Int64.max)
-
-    var zone: ZoneOffsets?
-    if case .zone(let timeZone) = options.timeZone {
-      var lower = Int64.max
-      var upper = Int64.min
-      for p in packed {
-        lower = min(lower, p.startMs)
-        upper = max(upper, p.endMs)
-      }
-      if let from = options.from {
-        lower = min(lower, Int64(from.daysSinceEpoch) * BucketGeometry.dayMs)
-      }
-      if let to = options.to {
-        upper = max(upper, Int64(to.daysSinceEpoch + 1) * BucketGeometry.dayMs)
-      }
-      if lower > upper {
-        lower = 0
-        upper = 0
-      }
-      zone = ZoneOffsets(zone: timeZone, lowerMs: lower, upperMs: upper)
-    }
-
-    var sums = BucketSums(range: range, breakdownWidth: options.includesSourceBreakdown ? 2 * sourceCount : 0)
+    let fixed = fixedRange(options, geometry)
+    let zone = zoneOffsets(options)
+    var sums = BucketSums(
+      range: fixed.range, breakdownWidth: options.includesSourceBreakdown ? 2 * resolved.sourceCount : 0)
     var splitter = BucketSplitter(geometry: geometry, zone: zone)
-    var rows = (0..<sourceCount).map { source in
-      Tally.SourceRow(
-        name: sourceFacts[source].name, sourceClass: resolved.classes[source],
-        rank: resolved.rankOfSource[source] + 1,
-        isCounted: options.policy.admits(userEntered: false, sourceClass: resolved.classes[source])
-          || options.policy.admits(userEntered: true, sourceClass: resolved.classes[source]),
-        deviceModels: [])
+    var rows = sourceRows(resolved, policy: options.policy)
+    addRawSums(to: &sums, rows: &rows, splitter: &splitter)
+    let counted = addMergedSums(
+      to: &sums, rows: &rows, splitter: &splitter, resolved: resolved, options: options)
+    let buckets = assembleBuckets(
+      sums, fixed: fixed, geometry: geometry, zone: zone, sourceCount: resolved.sourceCount, options: options)
+    return Tally(
+      options: options, buckets: buckets, sources: resolved.steps.sourceOfRank.map { rows[$0] },
+      invalid: invalid, countedValues: counted)
+  }
+
+  // MARK: - The steps of a tally
+
+  /// The buckets `--from` and `--to` fix, as ordinals (the last hour of the
+  /// `to` day for hours); `range` is `nil` when neither is given.
+  private struct FixedRange {
+    var first: Int64?
+    var last: Int64?
+    var range: ClosedRange<Int64>? {
+      first == nil && last == nil ? nil : (first ?? Int64.min)...(last ?? Int64.max)
     }
-    var models = [Set<String>](repeating: [], count: sourceCount)
+  }
+
+  private func fixedRange(_ options: CountingOptions, _ geometry: BucketGeometry) -> FixedRange {
+    let first = options.from.map { geometry.ordinal(ofDay: $0) }
+    let last = options.to.map { day in
+      max(geometry.ordinal(ofDay: day) + (options.unit == .hour ? 23 : 0), first ?? Int64.min)
+    }
+    return FixedRange(first: first, last: last)
+  }
+
+  /// For a named zone, its offsets over every sample and the fixed range
+  /// (COUNTING.md, step 3); `nil` under the recorded-offset rule.
+  private func zoneOffsets(_ options: CountingOptions) -> ZoneOffsets? {
+    guard case .zone(let timeZone) = options.timeZone else { return nil }
+    var lower = Int64.max
+    var upper = Int64.min
+    for p in packed {
+      lower = min(lower, p.startMs)
+      upper = max(upper, p.endMs)
+    }
+    if let from = options.from {
+      lower = min(lower, Int64(from.daysSinceEpoch) * BucketGeometry.dayMs)
+    }
+    if let to = options.to {
+      upper = max(upper, Int64(to.daysSinceEpoch + 1) * BucketGeometry.dayMs)
+    }
+    if lower > upper {
+      lower = 0
+      upper = 0
+    }
+    return ZoneOffsets(zone: timeZone, lowerMs: lower, upperMs: upper)
+  }
+
+  /// One row per source, in source order, with its classes, ranks and device
+  /// models; the sums are added by the passes.
+  private func sourceRows(_ resolved: ResolvedRanking, policy: CountingPolicy) -> [Tally.SourceRow] {
+    var models = [Set<String>](repeating: [], count: resolved.sourceCount)
     for (index, origin) in originTable.enumerated() {
       if let model = origin.device?.model { models[Int(originSource[index])].insert(model) }
     }
+    return (0..<resolved.sourceCount).map { source in
+      Tally.SourceRow(
+        name: sourceFacts[source].name, sourceClass: resolved.steps.classes[source],
+        distanceSourceClass: resolved.distance.classes[source],
+        rank: resolved.steps.rankOfSource[source] + 1,
+        distanceRank: resolved.distance.rankOfSource[source] + 1,
+        isCounted: QuantityKind.allCases.contains { kind in
+          [false, true].contains {
+            policy.admits(userEntered: $0, sourceClass: resolved[kind].classes[source])
+          }
+        },
+        deviceModels: models[source].sorted())
+    }
+  }
 
-    var firstStart = [Int64](repeating: .max, count: sourceCount)
-    var lastEnd = [Int64](repeating: .min, count: sourceCount)
-    // Raw pass: every valid sample, typed-in included, no merge.
+  /// The raw pass (COUNTING.md, Outputs: `raw_steps`, `manual_steps`): every
+  /// valid sample, typed-in included, no merge. It also touches the bucket of
+  /// every sample, so that the range is the same under every policy, and
+  /// gives each source its sample counts, raw sums and first and last dates.
+  private func addRawSums(
+    to sums: inout BucketSums, rows: inout [Tally.SourceRow], splitter: inout BucketSplitter
+  ) {
+    var firstStart = [Int64](repeating: .max, count: rows.count)
+    var lastEnd = [Int64](repeating: .min, count: rows.count)
     for index in 0..<packed.count {
       let p = packed[index]
       let source = Int(originSource[Int(p.origin)])
@@ -137,16 +177,35 @@ extension SampleLog {
       firstStart[source] = min(firstStart[source], p.startMs)
       lastEnd[source] = max(lastEnd[source], p.endMs)
     }
+    for source in rows.indices where firstStart[source] <= lastEnd[source] {
+      rows[source].firstStart = Date(epochMilliseconds: firstStart[source])
+      rows[source].lastEnd = Date(epochMilliseconds: lastEnd[source])
+    }
+  }
 
-    // Merged pass.
+  /// Steps 1 to 3: the policy, the priority merge, and each merged piece
+  /// split across buckets (`steps`, `distance_m`, and what each source added).
+  ///
+  /// - Returns: With ``CountingOptions/recordsCountedValues``, what each
+  ///   sample counted for; otherwise empty.
+  private func addMergedSums(
+    to sums: inout BucketSums, rows: inout [Tally.SourceRow], splitter: inout BucketSplitter,
+    resolved: ResolvedRanking, options: CountingOptions
+  ) -> [Double] {
     var counted = options.recordsCountedValues ? [Double](repeating: 0, count: packed.count) : []
     let breakdown = options.includesSourceBreakdown
-    let rankOfSource = resolved.rankOfSource
-    mergePieces(policy: options.policy, resolved: resolved) {
-      index, kind, start, end, value, offsetSeconds, source in
+    // Breakdowns are in the order of Tally.sources: by step rank.
+    let position = resolved.steps.rankOfSource
+    // The same shape as the raw pass, on purpose: each pass sums different
+    // fields in its own hot loop, and sharing one closure would cost a branch
+    // per piece.
+    mergePieces(policy: options.policy, resolved: resolved) { piece in
+      let kind = piece.kind
+      let source = piece.sourceIndex
       var share = 0.0
       splitter.split(
-        start: start, end: end, value: value, recordedOffsetMs: Int64(offsetSeconds) * 1000
+        start: piece.startMs, end: piece.endMs, value: piece.value,
+        recordedOffsetMs: Int64(piece.utcOffsetSeconds) * 1000
       ) { ordinal, part, offsetMs in
         guard let slot = sums.slot(ordinal, offsetMs: offsetMs) else { return }
         share += part
@@ -156,7 +215,7 @@ extension SampleLog {
           sums.slots[slot].distance += part
         }
         if breakdown {
-          sums.slots[slot].bySource[2 * rankOfSource[source] + Int(kind.rawValue)] += part
+          sums.slots[slot].bySource[2 * position[source] + Int(kind.rawValue)] += part
         }
       }
       if kind == .steps {
@@ -164,65 +223,59 @@ extension SampleLog {
       } else {
         rows[source].countedDistanceMeters += share
       }
-      if !counted.isEmpty { counted[index] += share }
+      if !counted.isEmpty { counted[piece.sampleIndex] += share }
     }
+    return counted
+  }
 
-    // Buckets, in order, with the empty ones inside the range.
-    var buckets: [Tally.Bucket] = []
+  /// The buckets in order, with the empty ones inside the range (COUNTING.md,
+  /// Outputs), and for hours each hour's UTC offset.
+  private func assembleBuckets(
+    _ sums: BucketSums, fixed: FixedRange, geometry: BucketGeometry, zone: ZoneOffsets?,
+    sourceCount: Int, options: CountingOptions
+  ) -> [Tally.Bucket] {
     let touched = sums.ordinals.min().map { $0...(sums.ordinals.max() ?? $0) }
-    let first = fixedFirst ?? touched?.lowerBound
-    let last = fixedLast ?? touched?.upperBound
-    if let first, let last, first <= last {
-      buckets.reserveCapacity(Int(last - first + 1))
-      // Empty hours take the offset of the nearest earlier hour with data, and
-      // those before the first one take the first one's.
-      var carriedOffsetMs: Int64 =
-        sums.ordinals.min().flatMap { sums.slotOfOrdinal[$0] }.flatMap { sums.slots[$0].offsetMs }
-        ?? 0
-      for ordinal in first...last {
-        let (day, hour) = geometry.firstDay(of: ordinal)
-        var bucket = Tally.Bucket(firstDay: day, hour: hour)
-        var offsetMs: Int64? = nil
-        if let slot = sums.slotOfOrdinal[ordinal] {
-          let s = sums.slots[slot]
-          bucket.steps = s.steps
-          bucket.distanceMeters = s.distance
-          bucket.rawSteps = s.raw
-          bucket.manualSteps = s.manual
-          offsetMs = s.offsetMs
-          if breakdown {
-            bucket.stepsBySource = (0..<sourceCount).map { s.bySource[2 * $0] }
-            bucket.distanceMetersBySource = (0..<sourceCount).map { s.bySource[2 * $0 + 1] }
-          }
-        } else if breakdown {
-          bucket.stepsBySource = [Double](repeating: 0, count: sourceCount)
-          bucket.distanceMetersBySource = [Double](repeating: 0, count: sourceCount)
+    guard let first = fixed.first ?? touched?.lowerBound, let last = fixed.last ?? touched?.upperBound,
+      first <= last
+    else { return [] }
+    let breakdown = options.includesSourceBreakdown
+    var buckets: [Tally.Bucket] = []
+    buckets.reserveCapacity(Int(last - first + 1))
+    // Empty hours take the offset of the nearest earlier hour with data, and
+    // those before the first one take the first one's.
+    var carriedOffsetMs: Int64 =
+      sums.ordinals.min().flatMap { sums.slotOfOrdinal[$0] }.flatMap { sums.slots[$0].offsetMs } ?? 0
+    for ordinal in first...last {
+      let (day, hour) = geometry.firstDay(of: ordinal)
+      var bucket = Tally.Bucket(firstDay: day, hour: hour)
+      var offsetMs: Int64? = nil
+      if let slot = sums.slotOfOrdinal[ordinal] {
+        let s = sums.slots[slot]
+        bucket.steps = s.steps
+        bucket.distanceMeters = s.distance
+        bucket.rawSteps = s.raw
+        bucket.manualSteps = s.manual
+        offsetMs = s.offsetMs
+        if breakdown {
+          bucket.stepsBySource = (0..<sourceCount).map { s.bySource[2 * $0] }
+          bucket.distanceMetersBySource = (0..<sourceCount).map { s.bySource[2 * $0 + 1] }
         }
-        if options.unit == .hour {
-          if let zone {
-            let local = geometry.localStart(of: ordinal)
-            let start = zone.firstInstant(
-              from: Int64.min / 2, segment: 0, localAtLeast: local)
-            offsetMs = zone.offset(ofSegment: zone.segment(at: start, hint: 0))
-          }
-          let resolvedOffset = offsetMs ?? carriedOffsetMs
-          carriedOffsetMs = resolvedOffset
-          bucket.utcOffsetSeconds = Int(resolvedOffset / 1000)
+      } else if breakdown {
+        bucket.stepsBySource = [Double](repeating: 0, count: sourceCount)
+        bucket.distanceMetersBySource = [Double](repeating: 0, count: sourceCount)
+      }
+      if options.unit == .hour {
+        if let zone {
+          let local = geometry.localStart(of: ordinal)
+          let start = zone.firstInstant(from: Int64.min / 2, segment: 0, localAtLeast: local)
+          offsetMs = zone.offset(ofSegment: zone.segment(at: start, hint: 0))
         }
-        buckets.append(bucket)
+        let resolvedOffset = offsetMs ?? carriedOffsetMs
+        carriedOffsetMs = resolvedOffset
+        bucket.utcOffsetSeconds = Int(resolvedOffset / 1000)
       }
+      buckets.append(bucket)
     }
-
-    for source in 0..<sourceCount {
-      rows[source].deviceModels = models[source].sorted()
-      if firstStart[source] <= lastEnd[source] {
-        rows[source].firstStart = Date(epochMilliseconds: firstStart[source])
-        rows[source].lastEnd = Date(epochMilliseconds: lastEnd[source])
-      }
-    }
-    let orderedRows = resolved.sourceOfRank.map { rows[$0] }
-    return Tally(
-      options: options, buckets: buckets, sources: orderedRows, invalid: invalid,
-      countedValues: counted)
+    return buckets
   }
 }

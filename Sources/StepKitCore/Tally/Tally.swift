@@ -49,11 +49,8 @@ public struct Tally: Sendable {
       case .day, .week: return firstDay.description
       case .month: return "\(LocalDate.pad(firstDay.year, 4))-\(LocalDate.pad(firstDay.month, 2))"
       case .hour:
-        let offset = utcOffsetSeconds ?? 0
-        let sign = offset < 0 ? "-" : "+"
-        let minutes = abs(offset) / 60
-        return "\(firstDay)T\(LocalDate.pad(hour ?? 0, 2)):00\(sign)"
-          + "\(LocalDate.pad(minutes / 60, 2)):\(LocalDate.pad(minutes % 60, 2))"
+        let offset = UTCOffsetText.iso8601(utcOffsetSeconds ?? 0, zero: .numeric)
+        return "\(firstDay)T\(LocalDate.pad(hour ?? 0, 2)):00\(offset)"
       }
     }
   }
@@ -62,10 +59,15 @@ public struct Tally: Sendable {
   public struct SourceRow: Sendable, Hashable {
     /// The source's name.
     public var name: String
-    /// Its default class.
+    /// Its default class for steps (COUNTING.md, step 2: classes are per kind).
     public var sourceClass: SourceClass
-    /// Its rank in the merge (1 = highest priority).
+    /// Its default class for distance; differs from ``sourceClass`` when, say,
+    /// every step sample of the source was typed in but not every distance sample.
+    public var distanceSourceClass: SourceClass
+    /// Its rank in the merge of steps (1 = highest priority).
     public var rank: Int
+    /// Its rank in the merge of distance (1 = highest priority).
+    public var distanceRank: Int
     /// Whether the policy let its samples take part.
     public var isCounted: Bool
     /// The device models its samples named (`Watch`, `iPhone`), sorted.
@@ -88,13 +90,26 @@ public struct Tally: Sendable {
     public var firstStart: Date?
     /// The latest end of any of its samples.
     public var lastEnd: Date?
+
+    /// Its class for `kind`.
+    public func sourceClass(for kind: QuantityKind) -> SourceClass {
+      kind == .steps ? sourceClass : distanceSourceClass
+    }
+
+    /// The class as outputs write it: `typed-in`, or when the kinds differ,
+    /// `typed-in (steps), other (distance)`.
+    public var classLabel: String {
+      guard distanceSourceClass != sourceClass else { return sourceClass.description }
+      return "\(sourceClass) (steps), \(distanceSourceClass) (distance)"
+    }
   }
 
   /// The options the tally was made with.
   public var options: CountingOptions
   /// The buckets in order, empty ones inside the range included.
   public var buckets: [Bucket]
-  /// Every source, highest priority first.
+  /// Every source, highest step priority first (``SourceRow/distanceRank``
+  /// gives its place for distance).
   public var sources: [SourceRow]
   /// The samples that were not counted because they are invalid.
   public var invalid: InvalidSampleReport

@@ -13,7 +13,7 @@ enum ExportLoading {
   ///
   /// - Parameters:
   ///   - argument: A path, or `-` for standard input.
-  ///   - quiet: No progress bar.
+  ///   - quiet: No progress bar and no note about quirks.
   ///   - console: Where the progress bar goes.
   /// - Returns: The samples and what the export says about itself.
   /// - Throws: ``CommandError/export(_:)``.
@@ -25,10 +25,10 @@ enum ExportLoading {
     let progress: (@Sendable (ExportProgress) -> Void)? = bar.map { bar in
       { @Sendable report in bar.update(bytesRead: report.bytesRead, totalBytes: report.totalBytes) }
     }
+    let info: ExportInfo
     do {
-      let info = try ExportReader.read(input(for: argument), into: &log, progress: progress)
+      info = try ExportReader.read(input(for: argument), into: &log, progress: progress)
       bar?.finish()
-      return (log, info)
     } catch let error as HealthExportError {
       bar?.finish()
       throw .export(error)
@@ -36,6 +36,23 @@ enum ExportLoading {
       bar?.finish()
       throw .output("\(argument): \(error.localizedDescription)")
     }
+    // Nothing to count is not an empty success (COUNTING.md, Inputs).
+    if info.stepAndDistanceRecords > 0, info.invalidRecords == info.stepAndDistanceRecords {
+      throw .export(
+        .noValidRecords(file: info.fileName, count: info.invalidRecords, examples: log.invalid.examples))
+    }
+    if !quiet, let note = quirkNote(info) { console.error(note) }
+    return (log, info)
+  }
+
+  /// The one-line note about the iOS 8 metadata attributes, or `nil` when there were none.
+  ///
+  /// `stepkit: 2 attributes named with spaces (an iOS 8 export bug) skipped; their records were read`
+  static func quirkNote(_ info: ExportInfo) -> String? {
+    guard info.malformedAttributes > 0 else { return nil }
+    let noun = info.malformedAttributes == 1 ? "attribute" : "attributes"
+    return "stepkit: \(info.malformedAttributes) \(noun) named with spaces (an iOS 8 export bug) skipped;"
+      + " their records were read\n"
   }
 
   /// The one-line note about invalid records, or `nil` when there were none.

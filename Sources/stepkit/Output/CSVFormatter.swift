@@ -28,7 +28,7 @@ enum CSVFormatter {
     var lines = [sourcesHeader]
     for row in tally.sources {
       let cells: [String] = [
-        String(row.rank), field(row.name), field(row.sourceClass.description),
+        String(row.rank), field(row.name), field(row.classLabel),
         row.isCounted ? "true" : "false", field(row.deviceModels.joined(separator: " ")),
         String(row.stepSamples), String(row.distanceSamples),
         String(roundedForOutput(row.rawSteps)), String(roundedForOutput(row.countedSteps)),

@@ -61,7 +61,7 @@ enum JSONFormatter {
     .object([
       ("rank", .integer(Int64(row.rank))),
       ("name", .string(row.name)),
-      ("class", .string(row.sourceClass.description)),
+      ("class", .string(row.classLabel)),
       ("counted", .bool(row.isCounted)),
       ("device_models", .array(row.deviceModels.map { .string($0) })),
       ("step_samples", .integer(Int64(row.stepSamples))),

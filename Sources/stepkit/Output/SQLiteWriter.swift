@@ -116,7 +116,7 @@ final class SQLiteWriter {
     for row in tally.sources {
       sqlite3_bind_int64(sourceInsert, 1, Int64(row.rank))
       bind(sourceInsert, 2, row.name)
-      bind(sourceInsert, 3, row.sourceClass.description)
+      bind(sourceInsert, 3, row.classLabel)
       sqlite3_bind_int64(sourceInsert, 4, row.isCounted ? 1 : 0)
       bind(sourceInsert, 5, row.deviceModels.joined(separator: " "))
       sqlite3_bind_int64(sourceInsert, 6, Int64(row.stepSamples))
@@ -134,6 +134,8 @@ final class SQLiteWriter {
       "INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
     defer { sqlite3_finalize(sampleInsert) }
     let origins = log.origins
+    // The same day rule as the days table, --time-zone included.
+    var days = LocalDayFinder(rule: tally.options.timeZone)
     for index in 0..<log.count {
       let sample = log.sample(at: index)
       let origin = origins[Int(log.originOfSample(at: index).rawValue)]
@@ -143,9 +145,7 @@ final class SQLiteWriter {
       bind(sampleInsert, 3, TextFormatting.localDateTime(startMs, offsetSeconds: 0))
       bind(sampleInsert, 4, TextFormatting.localDateTime(sample.end.epochMilliseconds, offsetSeconds: 0))
       sqlite3_bind_int64(sampleInsert, 5, Int64(sample.utcOffsetSeconds))
-      bind(
-        sampleInsert, 6,
-        TextFormatting.localDay(startMs, offsetSeconds: sample.utcOffsetSeconds).description)
+      bind(sampleInsert, 6, days.day(of: startMs, recordedOffsetSeconds: sample.utcOffsetSeconds).description)
       sqlite3_bind_double(sampleInsert, 7, sample.value)
       bind(sampleInsert, 8, origin.source)
       bind(sampleInsert, 9, origin.device?.model)

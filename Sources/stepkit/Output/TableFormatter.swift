@@ -49,7 +49,7 @@ enum TableFormatter {
       rows.append([
         String(row.rank),
         row.name,
-        row.sourceClass.description,
+        row.classLabel,
         row.deviceModels.isEmpty ? "-" : row.deviceModels.joined(separator: ", "),
         sampleCounts(row),
         TextFormatting.grouped(roundedForOutput(row.rawSteps)),

@@ -102,12 +102,8 @@ enum TextFormatting {
     return LocalDate(daysSinceEpoch: Int(days))
   }
 
-  /// `+08:00`, `-05:30`, or `Z` for zero.
-  static func offset(_ seconds: Int) -> String {
-    guard seconds != 0 else { return "Z" }
-    let minutes = abs(seconds) / 60
-    return (seconds < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
-  }
+  /// `+08:00`, `-05:30`, or `Z` for zero: the instant's offset, by the one rule.
+  static func offset(_ seconds: Int) -> String { UTCOffsetText.iso8601(seconds, zero: .z) }
 
   private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 }
