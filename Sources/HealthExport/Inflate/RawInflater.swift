@@ -102,5 +102,5 @@ func crc32Update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
 
 /// The CRC-32 of two pieces joined, from each one's CRC-32 and the second's length.
 func crc32Combine(_ first: UInt32, _ second: UInt32, count: Int) -> UInt32 {
-  UInt32(truncatingIfNeeded: CZlib.crc32_combine(uLong(first), uLong(second), off_t(count)))
+  UInt32(truncatingIfNeeded: CZlib.crc32_combine(uLong(first), uLong(second), .init(count)))
 }
