@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -11,6 +11,13 @@ let package = Package(
     .library(name: "StepKitUI", targets: ["StepKitUI"]),
     .executable(name: "stepkit", targets: ["stepkit"]),
   ],
+  traits: [
+    // `swift build --traits ISAL`: inflate export.zip with Intel ISA-L on Linux
+    // (Debian libisal-dev; Scripts/check-system-libraries.sh --isal installs it).
+    // Off by default; zlib is the default everywhere and the only inflater on Apple platforms.
+    .trait(
+      name: "ISAL", description: "Inflate export.zip with Intel ISA-L (Linux, libisal-dev) instead of zlib.")
+  ],
   targets: [
     // The counting engine: pure Swift, Foundation only, no I/O. COUNTING.md lives here.
     .target(name: "StepKitCore"),
@@ -21,8 +28,27 @@ let package = Package(
       name: "CZlib",
       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
     ),
+    // System libdeflate (Debian libdeflate-dev), Linux only: its CRC-32 uses the CPU's
+    // carry-less multiply, six times zlib's there (Apple's libz is fast already).
+    .systemLibrary(
+      name: "CLibdeflate",
+      pkgConfig: "libdeflate",
+      providers: [.apt(["libdeflate-dev"])]
+    ),
+    // System Intel ISA-L (Debian libisal-dev): igzip's raw inflate and CRC-32, with the ISAL trait.
+    .systemLibrary(
+      name: "CISAL",
+      pkgConfig: "libisal",
+      providers: [.apt(["libisal-dev"])]
+    ),
     // Reads Apple Health exports (export.zip / export.xml) as a stream.
-    .target(name: "HealthExport", dependencies: ["StepKitCore", "CZlib"]),
+    .target(
+      name: "HealthExport",
+      dependencies: [
+        "StepKitCore", "CZlib",
+        .target(name: "CLibdeflate", condition: .when(platforms: [.linux])),
+        .target(name: "CISAL", condition: .when(platforms: [.linux], traits: ["ISAL"])),
+      ]),
     .testTarget(
       name: "HealthExportTests", dependencies: ["HealthExport", "CZlib", "export-generator"],
       resources: [.copy("Fixtures")]),
@@ -31,7 +57,12 @@ let package = Package(
     .executableTarget(name: "export-generator", dependencies: ["CZlib"], path: "Benchmarks/ExportGenerator"),
     // Release benchmark of reading export.zip: the inflate pipeline against a bare zlib loop.
     .executableTarget(
-      name: "zip-benchmark", dependencies: ["HealthExport", "CZlib"], path: "Benchmarks/ZipBenchmark"),
+      name: "zip-benchmark",
+      dependencies: [
+        "HealthExport", "CZlib",
+        .target(name: "CISAL", condition: .when(platforms: [.linux], traits: ["ISAL"])),
+      ],
+      path: "Benchmarks/ZipBenchmark"),
     // What the benchmarks share: peak memory measured one way.
     .target(name: "BenchmarkSupport", path: "Benchmarks/Support"),
     // Release benchmark of the engine alone (not part of the tests).

@@ -32,6 +32,8 @@ struct ZipTestWriter {
     var centralExtra: [UInt8] = []
     /// Keeps only this many compressed bytes (a truncated stream), with sizes written to match.
     var truncateCompressedTo: Int? = nil
+    /// The deflate level (1–9; 0 writes deflate's stored blocks).
+    var level: Int32 = 6
   }
 
   private struct Central {
@@ -60,7 +62,7 @@ struct ZipTestWriter {
 
   mutating func add(_ name: String, _ contents: [UInt8], _ options: EntryOptions = EntryOptions()) {
     let nameBytes = options.rawName ?? Array(name.utf8)
-    var data = options.method == .stored ? contents : Self.deflate(contents)
+    var data = options.method == .stored ? contents : Self.deflate(contents, level: options.level)
     if let limit = options.truncateCompressedTo { data = Array(data.prefix(limit)) }
     let crc = options.crcOverride ?? Self.crc32(contents)
     var flags = options.extraFlags

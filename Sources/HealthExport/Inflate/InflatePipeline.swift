@@ -7,35 +7,63 @@ import Foundation
 /// consumer hands each buffer back when done with it. Memory is bounded by the
 /// buffer count. Every mutable field is guarded by `condition`; the buffers'
 /// bytes belong to whichever side currently holds the buffer's index.
+///
+/// Each buffer has `headroom` writable bytes in front of it that the producer
+/// never touches: a consumer scanning the buffers in place puts the unfinished
+/// token of the previous buffer there, so the two join without copying the
+/// buffer itself. After each buffer come ``trailingSlack`` more readable bytes,
+/// for the scanner's word-wide searches.
 final class InflatePipeline: @unchecked Sendable {
   /// What the consumer gets next.
   enum Next {
-    /// Buffer `index` holds `count` bytes.
-    case chunk(index: Int, count: Int)
+    /// Buffer `index` holds `count` bytes, with their CRC-32 when the
+    /// producer computed it (`nil`: the consumer is to).
+    case chunk(index: Int, count: Int, crc: UInt32?)
     /// The producer finished; every chunk has been delivered.
     case end
     /// The producer failed after delivering every chunk before the failure.
     case failure(HealthExportError)
   }
 
+  /// The buffers the producer fills (each preceded by ``headroom`` bytes).
   let buffers: [UnsafeMutableRawBufferPointer]
+  /// The first byte of each buffer, as bytes.
+  let starts: [UnsafeMutablePointer<UInt8>]
+  /// Bytes in front of each buffer that belong to the consumer while it holds the buffer.
+  let headroom: Int
+  private let allocations: [UnsafeMutableRawPointer]
   private let condition = NSCondition()
   private var freeIndices: [Int]
-  private var filled: [(index: Int, count: Int)] = []
+  private var filled: [(index: Int, count: Int, crc: UInt32?)] = []
+  private var consumerWaiting = false
   private var failure: HealthExportError?
   private var finished = false
   private var cancelled = false
 
-  init(bufferSize: Int, bufferCount: Int) {
+  /// Readable bytes after each buffer (zeroed; the producer never writes them).
+  static let trailingSlack = 64
+
+  init(bufferSize: Int, bufferCount: Int, headroom: Int = 0) {
     let count = max(bufferCount, 2)
-    buffers = (0..<count).map { _ in
-      UnsafeMutableRawBufferPointer.allocate(byteCount: max(bufferSize, 4096), alignment: 64)
+    let size = max(bufferSize, 4096)
+    // Rounded to whole cache lines, so every buffer starts 64-byte aligned.
+    let headroom = (max(headroom, 0) + 63) & ~63
+    let allocations = (0..<count).map { _ in
+      let total = headroom + size + Self.trailingSlack
+      let raw = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: 64)
+      // Bound to bytes once: the producer writes raw bytes, the scanner reads `UInt8`s.
+      raw.bindMemory(to: UInt8.self, capacity: total).initialize(repeating: 0, count: total)
+      return raw
     }
+    self.headroom = headroom
+    self.allocations = allocations
+    starts = allocations.map { ($0 + headroom).assumingMemoryBound(to: UInt8.self) }
+    buffers = starts.map { UnsafeMutableRawBufferPointer(start: $0, count: size) }
     freeIndices = Array(0..<count)
   }
 
   deinit {
-    for buffer in buffers { buffer.deallocate() }
+    for allocation in allocations { allocation.deallocate() }
   }
 
   // MARK: Producer
@@ -49,10 +77,18 @@ final class InflatePipeline: @unchecked Sendable {
     return freeIndices.removeFirst()
   }
 
-  /// Hands buffer `index`, holding `count` bytes, to the consumer.
-  func deliver(index: Int, count: Int) {
+  /// Whether the consumer is waiting for a buffer right now (the producer is
+  /// the slower side, so work it can leave to the consumer should go there).
+  var isConsumerWaiting: Bool {
     condition.lock()
-    filled.append((index, count))
+    defer { condition.unlock() }
+    return consumerWaiting
+  }
+
+  /// Hands buffer `index`, holding `count` bytes (and their CRC-32, if computed), to the consumer.
+  func deliver(index: Int, count: Int, crc: UInt32?) {
+    condition.lock()
+    filled.append((index, count, crc))
     condition.broadcast()
     condition.unlock()
   }
@@ -85,13 +121,26 @@ final class InflatePipeline: @unchecked Sendable {
       freeIndices.append(previous)
       condition.broadcast()
     }
-    while filled.isEmpty, failure == nil, !finished, !cancelled { condition.wait() }
+    while filled.isEmpty, failure == nil, !finished, !cancelled {
+      consumerWaiting = true
+      condition.wait()
+    }
+    consumerWaiting = false
     if !filled.isEmpty {
       let chunk = filled.removeFirst()
-      return .chunk(index: chunk.index, count: chunk.count)
+      return .chunk(index: chunk.index, count: chunk.count, crc: chunk.crc)
     }
     if let failure { return .failure(failure) }
     return .end
+  }
+
+  /// Returns buffer `index` without waiting for another (for a consumer that
+  /// holds two buffers while it joins a token across them).
+  func giveBack(_ index: Int) {
+    condition.lock()
+    freeIndices.append(index)
+    condition.broadcast()
+    condition.unlock()
   }
 
   /// Stops the producer at its next step; buffers are freed when both sides let go.

@@ -1,6 +1,7 @@
 /// Streams one zip entry's uncompressed bytes on the calling thread.
 ///
-/// Stored entries are copied; deflated ones inflated with ``RawInflater``. At
+/// Stored entries are copied; deflated ones inflated with the chosen
+/// ``InflateEngine`` (zlib, or ISA-L when built with it). At
 /// the end the size is checked against the central directory and, when
 /// `verifiesChecksum` is set, the CRC-32 too. Compressed data that stops
 /// before the deflate stream ends is an error, never a silent short read.
@@ -12,7 +13,8 @@ final class ZipEntryReader {
   private let verifiesChecksum: Bool
   private var inputOffset: Int64
   private var inputRemaining: Int64
-  private let inflater: RawInflater?
+  private let engine: InflateEngine
+  private let inflater: (any RawDeflateDecoder)?
   private let input: UnsafeMutableRawBufferPointer
   private var inputStart = 0
   private var inputEnd = 0
@@ -28,13 +30,16 @@ final class ZipEntryReader {
   ///   - verifiesChecksum: Whether to compute and check the CRC-32 (the
   ///     content locator, which reads only a prefix, turns it off).
   ///   - inputChunkSize: How many compressed bytes to read at a time.
+  ///   - engine: The deflate implementation (and CRC-32) to use.
   /// - Throws: ``HealthExportError/encryptedEntry(entry:)``,
   ///   ``HealthExportError/unsupportedCompression(entry:method:)``,
   ///   ``HealthExportError/corruptZip(path:detail:byteOffset:)``.
   init(
-    archive: ZipArchive, entry: ZipEntry, verifiesChecksum: Bool = true, inputChunkSize: Int = 1 << 20
+    archive: ZipArchive, entry: ZipEntry, verifiesChecksum: Bool = true, inputChunkSize: Int = 1 << 20,
+    engine: InflateEngine = .preferred
   ) throws {
     self.entry = entry
+    self.engine = engine
     self.source = archive.source
     self.displayName = archive.displayName(of: entry)
     self.verifiesChecksum = verifiesChecksum
@@ -49,7 +54,7 @@ final class ZipEntryReader {
       }
       inflater = nil
     case 8:
-      inflater = try RawInflater(entryName: displayName)
+      inflater = try engine.makeDecoder(entryName: displayName)
     default:
       throw HealthExportError.unsupportedCompression(entry: displayName, method: Int(entry.method))
     }
@@ -74,7 +79,7 @@ final class ZipEntryReader {
     guard !ended, buffer.count > 0 else { return 0 }
     let filled = inflater == nil ? try copyStored(into: buffer) : try inflate(into: buffer)
     if verifiesChecksum, filled > 0 {
-      crc = crc32Update(crc, UnsafeRawBufferPointer(rebasing: buffer[..<filled]))
+      crc = engine.crc32(crc, UnsafeRawBufferPointer(rebasing: buffer[..<filled]))
     }
     produced += Int64(filled)
     if ended {
@@ -105,11 +110,7 @@ final class ZipEntryReader {
     guard let inflater else { return 0 }
     var filled = 0
     while filled < buffer.count {
-      if inputStart == inputEnd {
-        guard inputRemaining > 0 else {
-          throw HealthExportError.corruptCompressedData(
-            entry: displayName, detail: "the compressed data ends before the deflate stream does (truncated)")
-        }
+      if inputStart == inputEnd, inputRemaining > 0 {
         let want = Int(min(Int64(input.count), inputRemaining))
         let got = try source.read(
           at: inputOffset, into: UnsafeMutableRawBufferPointer(rebasing: input[..<want]))
@@ -122,6 +123,8 @@ final class ZipEntryReader {
         inputOffset += Int64(got)
         inputRemaining -= Int64(got)
       }
+      // With the input used up the decoder is still called: it may hold output
+      // it could not write yet (ISA-L keeps up to 64 KiB in its own buffer).
       let step = try inflater.inflate(
         input: UnsafeRawBufferPointer(rebasing: input[inputStart..<inputEnd]),
         output: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
@@ -136,8 +139,15 @@ final class ZipEntryReader {
         ended = true
         break
       }
-      if step.consumed == 0, step.produced == 0, inputStart < inputEnd {
-        throw HealthExportError.corruptCompressedData(entry: displayName, detail: "zlib made no progress")
+      if step.consumed == 0, step.produced == 0 {
+        if inputStart == inputEnd, inputRemaining == 0 {
+          throw HealthExportError.corruptCompressedData(
+            entry: displayName, detail: "the compressed data ends before the deflate stream does (truncated)")
+        }
+        if inputStart < inputEnd {
+          throw HealthExportError.corruptCompressedData(
+            entry: displayName, detail: "inflating made no progress")
+        }
       }
     }
     return filled

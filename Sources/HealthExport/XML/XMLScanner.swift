@@ -38,6 +38,8 @@ struct XMLScanner: ~Copyable {
   static let slack = 16
 
   private var source: any ByteChunkSource
+  /// Set when the source lends its buffers: the scanner then reads them in place.
+  private let carrier: ChunkCarrier?
   /// The name used in errors and locations.
   let fileName: String
   let maximumTokenBytes: Int
@@ -110,13 +112,14 @@ struct XMLScanner: ~Copyable {
     // A small input needs no more than its own size (plus room to see its end).
     let expected = source.expectedByteCount.map { Int(clamping: $0) + 16 } ?? bufferBytes
     capacity = max(min(bufferBytes, expected), 4)
-    buffer = Self.allocateBuffer(capacity)
+    carrier = ChunkCarrier(source: source)
+    buffer = carrier?.initialWindow ?? Self.allocateBuffer(capacity)
     stackBytes = .allocate(capacity: stackBytesCapacity)
     stackEnds = .allocate(capacity: stackEndsCapacity)
   }
 
   deinit {
-    buffer.deallocate()
+    if carrier == nil { buffer.deallocate() }
     stackBytes.deallocate()
     stackEnds.deallocate()
   }
@@ -478,6 +481,7 @@ struct XMLScanner: ~Copyable {
   private mutating func refill(keeping keep: Int) throws -> Bool {
     if atEndOfSource { return false }
     advanceCount(to: keep)
+    if let carrier { return try refill(keeping: keep, from: carrier) }
     if keep > 0 {
       let live = end - keep
       if live > 0 { buffer.update(from: buffer + keep, count: live) }
@@ -509,6 +513,33 @@ struct XMLScanner: ~Copyable {
     end += got
     bytesRead += Int64(got)
     return true
+  }
+
+  /// ``refill(keeping:)`` over borrowed buffers: the same bookkeeping, with
+  /// the window moved by `carrier` instead of bytes copied in.
+  private mutating func refill(keeping keep: Int, from carrier: ChunkCarrier) throws -> Bool {
+    switch try carrier.refill(window: buffer, keep: keep, end: end, maximumTokenBytes: maximumTokenBytes) {
+    case .endOfSource:
+      atEndOfSource = true
+      return false
+    case .tokenTooLarge:
+      let (line, column) = lineAndColumn(at: keep)
+      throw HealthExportError.tokenTooLarge(
+        file: fileName, line: line, column: column, limit: maximumTokenBytes)
+    case .window(let base, let newEnd):
+      let live = end - keep
+      if keep > 0 {
+        lineStartBeforeBuffer = lineStartBeforeCounted
+        pos -= keep
+        counted -= keep
+        bufferOffset += Int64(keep)
+      }
+      buffer = base
+      end = newEnd
+      refills += 1
+      bytesRead += Int64(newEnd - live)
+      return true
+    }
   }
 
   // MARK: - Locations

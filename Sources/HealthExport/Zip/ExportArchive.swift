@@ -104,7 +104,7 @@ public struct ExportArchive: Sendable {
 
   /// A pipelined chunk source over `entry` for the XML scanner.
   ///
-  /// - Throws: The errors of ``ZipEntryChunkSource/init(archive:entry:bufferSize:bufferCount:)``.
+  /// - Throws: The errors of ``ZipEntryChunkSource/init(archive:entry:bufferSize:bufferCount:headroom:engine:)``.
   func chunkSource(
     for entry: Entry, bufferSize: Int = 1 << 20, bufferCount: Int = 4
   ) throws -> ZipEntryChunkSource {

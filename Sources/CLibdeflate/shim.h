@@ -1,0 +1,4 @@
+#ifndef STEPKIT_CLIBDEFLATE_SHIM_H
+#define STEPKIT_CLIBDEFLATE_SHIM_H
+#include <libdeflate.h>
+#endif
