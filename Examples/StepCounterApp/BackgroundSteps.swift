@@ -43,7 +43,8 @@
   /// Registers ``BackgroundSteps`` as the app launches.
   final class AppDelegate: NSObject, UIApplicationDelegate {
     func application(
-      _ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+      _ application: UIApplication,
+      didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
     ) -> Bool {
       BackgroundSteps.shared.start(StepCounterApp.counter)
       return true

@@ -307,7 +307,8 @@ struct XMLScanner: ~Copyable {
     let topStart = depth > 1 ? stackEnds[depth - 2] : 0
     let topLength = stackEnds[depth - 1] - topStart
     let length = nameEnd - (lt + 2)
-    guard length == topLength, Platform.bytesEqual(buffer + lt + 2, stackBytes + topStart, count: length) else {
+    guard length == topLength, Platform.bytesEqual(buffer + lt + 2, stackBytes + topStart, count: length)
+    else {
       let expected = String(
         decoding: UnsafeBufferPointer(start: stackBytes + topStart, count: topLength), as: UTF8.self)
       throw malformed(at: lt, "end tag </\(text(lt + 2, nameEnd))> does not match <\(expected)>")

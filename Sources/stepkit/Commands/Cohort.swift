@@ -144,7 +144,8 @@ enum Cohort {
             })
           let tally = log.tally(options)
           return .counted(
-            tally, log: keepsSamples ? log : nil, sampleCount: log.count, quirks: ExportLoading.quirkNote(info))
+            tally, log: keepsSamples ? log : nil, sampleCount: log.count,
+            quirks: ExportLoading.quirkNote(info))
         } catch {
           return .failed(error.message())
         }

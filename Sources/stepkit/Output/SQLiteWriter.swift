@@ -211,7 +211,9 @@ final class SQLiteWriter {
       bind(
         sampleInsert, first + 4, TextFormatting.localDateTime(sample.end.epochMilliseconds, offsetSeconds: 0))
       sqlite3_bind_int64(sampleInsert, first + 5, Int64(sample.utcOffsetSeconds))
-      bind(sampleInsert, first + 6, days.day(of: startMs, recordedOffsetSeconds: sample.utcOffsetSeconds).description)
+      bind(
+        sampleInsert, first + 6,
+        days.day(of: startMs, recordedOffsetSeconds: sample.utcOffsetSeconds).description)
       sqlite3_bind_double(sampleInsert, first + 7, sample.value)
       bind(sampleInsert, first + 8, origin.source)
       bind(sampleInsert, first + 9, origin.device?.model)
