@@ -120,10 +120,13 @@ public final class BackgroundDeliveryRegistration: Sendable {
   func record(_ error: StepKitError?) { state.value = error }
 }
 
-/// Lets the observer's handler reach the registration created after it.
+/// Lets the observer's handler reach the registration created after it. Held weakly: the
+/// registration holds the observer query whose handler holds this box, and a strong
+/// reference would keep both alive after the app lets the registration go (the store keeps
+/// the running query, and so the delivery, until it is cancelled).
 final class RegistrationBox: @unchecked Sendable {
   private let lock = NSLock()
-  private var stored: BackgroundDeliveryRegistration?
+  private weak var stored: BackgroundDeliveryRegistration?
   var registration: BackgroundDeliveryRegistration? {
     get { lock.withLock { stored } }
     set { lock.withLock { stored = newValue } }
