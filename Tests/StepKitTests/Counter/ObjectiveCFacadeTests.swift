@@ -203,12 +203,16 @@ struct ObjectiveCFacadeTests {
   @Test("background delivery: onUpdate on the main queue per change, the enabling result once")
   func backgroundDelivery() async throws {
     let updates = BlockLog()
+    let registration = LockedBox<StepKitCancellable>()
     let (enabled, enabledLog) = await once { done in
-      _ = manager.registerBackgroundDelivery(frequency: .hourly, onUpdate: { _ in updates.record() }) {
-        ok, _ in
+      registration.value = manager.registerBackgroundDelivery(
+        frequency: .hourly, onUpdate: { _ in updates.record() }
+      ) { ok, _ in
         done(ok)
       }
     }
+    // The source keeps a running observation (and what it holds) until it is cancelled.
+    defer { registration.value?.cancel() }
     #expect(enabled)
     #expect(health.backgroundDeliveryFrequency == .hourly)
     health.add(
@@ -244,4 +248,14 @@ final class LockedCounts: @unchecked Sendable {
     }
   }
   var values: [Int] { lock.withLock { stored } }
+}
+
+/// A value set from a closure and read later, from any thread.
+final class LockedBox<Value: Sendable>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var stored: Value?
+  var value: Value? {
+    get { lock.withLock { stored } }
+    set { lock.withLock { stored = newValue } }
+  }
 }
