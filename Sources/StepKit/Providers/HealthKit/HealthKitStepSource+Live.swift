@@ -59,28 +59,18 @@ extension HealthKitStepSource {
         center: clock.notificationCenter, names: [DeviceNotification.protectedDataDidBecomeAvailable]
       ) { eventContinuation.yield(.changed) }
       let updates = Task {
-        var last: StepCount?
         var lastGood: StepCount?
-        do {
-          eventContinuation.yield(.changed)
-          for await event in events {
-            if case .failed(let error) = event { throw error }
-            let today = LocalDays.day(containing: clock.now(), calendar: calendar)
-            let count: StepCount
-            do {
-              count = try await steps(in: today, policy: policy)
-              lastGood = count
-            } catch StepKitError.healthDatabaseLocked {
-              count = Self.paused(lastGood, today: today, policy: policy)
-            }
-            if count != last {
-              last = count
-              continuation.yield(count)
-            }
+        eventContinuation.yield(.changed)
+        await continuation.yieldChanges(for: events) { event in
+          if case .failed(let error) = event { throw error }
+          let today = LocalDays.day(containing: clock.now(), calendar: calendar)
+          do {
+            let count = try await steps(in: today, policy: policy)
+            lastGood = count
+            return count
+          } catch StepKitError.healthDatabaseLocked {
+            return Self.paused(lastGood, today: today, policy: policy)
           }
-          continuation.finish()
-        } catch {
-          continuation.finish(throwing: error)
         }
       }
       continuation.onTermination = { _ in

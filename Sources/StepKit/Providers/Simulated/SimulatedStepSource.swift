@@ -311,22 +311,16 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
       let updates = Task {
         do {
           try self.begin(.liveUpdates)
-          var last: StepCount?
-          wake.yield()
-          for await _ in wakeups {
-            let today = LocalDays.day(containing: clock.now(), calendar: calendar)
-            let (totals, hasData) = try self.totals(today, policy)
-            let count = StepCount(
-              interval: today, steps: totals.steps, provenance: self.provenance(policy, hasData: hasData),
-              hasData: hasData)
-            if count != last {
-              last = count
-              continuation.yield(count)
-            }
-          }
-          continuation.finish()
         } catch {
-          continuation.finish(throwing: error)
+          return continuation.finish(throwing: error)
+        }
+        wake.yield()
+        await continuation.yieldChanges(for: wakeups) {
+          let today = LocalDays.day(containing: clock.now(), calendar: calendar)
+          let (totals, hasData) = try self.totals(today, policy)
+          return StepCount(
+            interval: today, steps: totals.steps, provenance: self.provenance(policy, hasData: hasData),
+            hasData: hasData)
         }
       }
       continuation.onTermination = { [weak self] _ in
