@@ -127,11 +127,7 @@ extension StepCounter {
     activeEnergyBurned: Measurement<UnitEnergy>, from start: Date, to end: Date, queue: DispatchQueue = .main,
     completion: @escaping @Sendable (Result<SavedMeasurement, StepKitError>) -> Void
   ) {
-    let kilocalories = activeEnergyBurned.converted(to: .kilocalories).value
-    deliver(on: queue, to: completion) {
-      try await self.save(
-        activeEnergyBurned: Measurement(value: kilocalories, unit: .kilocalories), from: start, to: end)
-    }
+    saveEnergy(.activeEnergyBurned, activeEnergyBurned, start, end, queue: queue, completion: completion)
   }
 
   /// Saves resting energy; see ``save(basalEnergyBurned:from:to:)``.
@@ -146,10 +142,18 @@ extension StepCounter {
     basalEnergyBurned: Measurement<UnitEnergy>, from start: Date, to end: Date, queue: DispatchQueue = .main,
     completion: @escaping @Sendable (Result<SavedMeasurement, StepKitError>) -> Void
   ) {
-    let kilocalories = basalEnergyBurned.converted(to: .kilocalories).value
+    saveEnergy(.basalEnergyBurned, basalEnergyBurned, start, end, queue: queue, completion: completion)
+  }
+
+  private func saveEnergy(
+    _ type: HealthDataType, _ energy: Measurement<UnitEnergy>, _ start: Date, _ end: Date,
+    queue: DispatchQueue,
+    completion: @escaping @Sendable (Result<SavedMeasurement, StepKitError>) -> Void
+  ) {
+    // Converted here, as in the other completion twins, so the task captures a Double.
+    let kilocalories = energy.converted(to: .kilocalories).value
     deliver(on: queue, to: completion) {
-      try await self.save(
-        basalEnergyBurned: Measurement(value: kilocalories, unit: .kilocalories), from: start, to: end)
+      try await self.saveEnergy(type, Measurement(value: kilocalories, unit: .kilocalories), start, end)
     }
   }
 
