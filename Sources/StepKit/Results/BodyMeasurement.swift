@@ -35,13 +35,8 @@ public enum BodyMeasurement: Sendable, Hashable {
   /// - Throws: ``StepKitError/implausibleMeasurement(_:value:unit:plausible:)``
   ///   when it is not finite or outside ``plausibleKilograms``.
   public static func bodyMass(_ mass: Measurement<UnitMass>) throws -> BodyMeasurement {
-    let kilograms = mass.converted(to: .kilograms).value
-    guard kilograms.isFinite, plausibleKilograms.contains(kilograms) else {
-      throw StepKitError.implausibleMeasurement(
-        .bodyMass, value: kilograms.isFinite ? kilograms : mass.value, unit: "kg",
-        plausible: plausibleKilograms)
-    }
-    return .bodyMass(kilograms: kilograms)
+    .bodyMass(
+      kilograms: try checked(.bodyMass, mass, in: .kilograms, symbol: "kg", plausible: plausibleKilograms))
   }
 
   /// A height, converted to metres and checked.
@@ -51,12 +46,7 @@ public enum BodyMeasurement: Sendable, Hashable {
   /// - Throws: ``StepKitError/implausibleMeasurement(_:value:unit:plausible:)``
   ///   when it is not finite or outside ``plausibleMeters``.
   public static func height(_ length: Measurement<UnitLength>) throws -> BodyMeasurement {
-    let meters = length.converted(to: .meters).value
-    guard meters.isFinite, plausibleMeters.contains(meters) else {
-      throw StepKitError.implausibleMeasurement(
-        .height, value: meters.isFinite ? meters : length.value, unit: "m", plausible: plausibleMeters)
-    }
-    return .height(meters: meters)
+    .height(meters: try checked(.height, length, in: .meters, symbol: "m", plausible: plausibleMeters))
   }
 
   /// A body temperature, converted to degrees Celsius and checked.
@@ -66,13 +56,9 @@ public enum BodyMeasurement: Sendable, Hashable {
   /// - Throws: ``StepKitError/implausibleMeasurement(_:value:unit:plausible:)``
   ///   when it is not finite or outside ``plausibleDegreesCelsius``.
   public static func bodyTemperature(_ temperature: Measurement<UnitTemperature>) throws -> BodyMeasurement {
-    let celsius = temperature.converted(to: .celsius).value
-    guard celsius.isFinite, plausibleDegreesCelsius.contains(celsius) else {
-      throw StepKitError.implausibleMeasurement(
-        .bodyTemperature, value: celsius.isFinite ? celsius : temperature.value, unit: "°C",
-        plausible: plausibleDegreesCelsius)
-    }
-    return .bodyTemperature(degreesCelsius: celsius)
+    .bodyTemperature(
+      degreesCelsius: try checked(
+        .bodyTemperature, temperature, in: .celsius, symbol: "°C", plausible: plausibleDegreesCelsius))
   }
 
   /// Energy burned over `interval`, converted to kilocalories and checked
@@ -99,14 +85,27 @@ public enum BodyMeasurement: Sendable, Hashable {
     guard interval.duration > 0, interval.duration.isFinite else {
       throw StepKitError.invalidInterval(start: interval.start, end: interval.end)
     }
-    let kilocalories = energy.converted(to: .kilocalories).value
-    let plausible = 0...(perHour * interval.duration / 3600)
-    guard kilocalories.isFinite, plausible.contains(kilocalories) else {
-      throw StepKitError.implausibleMeasurement(
-        type, value: kilocalories.isFinite ? kilocalories : energy.value, unit: "kcal", plausible: plausible)
-    }
+    let kilocalories = try checked(
+      type, energy, in: .kilocalories, symbol: "kcal", plausible: 0...(perHour * interval.duration / 3600))
     return type == .activeEnergyBurned
       ? .activeEnergyBurned(kilocalories: kilocalories) : .basalEnergyBurned(kilocalories: kilocalories)
+  }
+
+  /// `measurement` in `unit`, when that is finite and plausible.
+  ///
+  /// - Throws: ``StepKitError/implausibleMeasurement(_:value:unit:plausible:)``
+  ///   naming the converted value, or the value as given when the conversion
+  ///   is not finite.
+  private static func checked<UnitType: Dimension>(
+    _ type: HealthDataType, _ measurement: Measurement<UnitType>, in unit: UnitType, symbol: String,
+    plausible: ClosedRange<Double>
+  ) throws -> Double {
+    let value = measurement.converted(to: unit).value
+    guard value.isFinite, plausible.contains(value) else {
+      throw StepKitError.implausibleMeasurement(
+        type, value: value.isFinite ? value : measurement.value, unit: symbol, plausible: plausible)
+    }
+    return value
   }
 
   /// The health data type measured.
