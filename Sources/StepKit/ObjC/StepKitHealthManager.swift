@@ -75,12 +75,7 @@ public final class StepKitHealthManager: NSObject, Sendable {
   private func requestAuthorization(
     _ request: AuthorizationRequest, completion: @escaping @Sendable (Bool, NSError?) -> Void
   ) {
-    counter.requestAuthorization(request) { result in
-      switch result {
-      case .success: completion(true, nil)
-      case .failure(let error): completion(false, error as NSError)
-      }
-    }
+    counter.requestAuthorization(request, completion: Self.bridge(completion, failure: false) { true })
   }
 
   /// Whether HealthKit data is available on this device.
@@ -107,12 +102,7 @@ public final class StepKitHealthManager: NSObject, Sendable {
     @objc(todayStepCountWithCompletion:)
   #endif
   public func todayStepCount(completion: @escaping @Sendable (Int, NSError?) -> Void) {
-    counter.todaySteps { result in
-      switch result {
-      case .success(let count): completion(count.roundedSteps, nil)
-      case .failure(let error): completion(0, error as NSError)
-      }
-    }
+    counter.todaySteps(completion: Self.bridge(completion, failure: 0, \.roundedSteps))
   }
 
   /// Steps between two dates, following the counter's strategy.
@@ -128,12 +118,7 @@ public final class StepKitHealthManager: NSObject, Sendable {
     from start: Date, to end: Date, completion: @escaping @Sendable (Int, NSError?) -> Void
   ) {
     guard let interval = Self.interval(start, end, failing: { completion(0, $0) }) else { return }
-    counter.steps(in: interval) { result in
-      switch result {
-      case .success(let count): completion(count.roundedSteps, nil)
-      case .failure(let error): completion(0, error as NSError)
-      }
-    }
+    counter.steps(in: interval, completion: Self.bridge(completion, failure: 0, \.roundedSteps))
   }
 
   /// Steps between two dates from CoreMotion only (this iPhone, last seven days).
@@ -171,17 +156,14 @@ public final class StepKitHealthManager: NSObject, Sendable {
     completion: @escaping @Sendable ([StepKitDailyStepCount], NSError?) -> Void
   ) {
     guard let interval = Self.interval(start, end, failing: { completion([], $0) }) else { return }
-    counter.dailySteps(in: interval) { result in
-      switch result {
-      case .success(let daily):
-        completion(
-          daily.days.map {
-            StepKitDailyStepCount(
-              start: $0.interval.start, end: $0.interval.end, steps: $0.roundedSteps, hasData: daily.hasData)
-          }, nil)
-      case .failure(let error): completion([], error as NSError)
-      }
-    }
+    counter.dailySteps(
+      in: interval,
+      completion: Self.bridge(completion, failure: []) { daily in
+        daily.days.map {
+          StepKitDailyStepCount(
+            start: $0.interval.start, end: $0.interval.end, steps: $0.roundedSteps, hasData: daily.hasData)
+        }
+      })
   }
 
   /// Today's walking + running distance in metres.
@@ -191,7 +173,7 @@ public final class StepKitHealthManager: NSObject, Sendable {
     @objc(todayDistanceWithCompletion:)
   #endif
   public func todayDistance(completion: @escaping @Sendable (Double, NSError?) -> Void) {
-    counter.todayDistance(completion: Self.meters(completion))
+    counter.todayDistance(completion: Self.bridge(completion, failure: 0, \.meters))
   }
 
   /// Walking + running distance between two dates, in metres.
@@ -207,18 +189,7 @@ public final class StepKitHealthManager: NSObject, Sendable {
     from start: Date, to end: Date, completion: @escaping @Sendable (Double, NSError?) -> Void
   ) {
     guard let interval = Self.interval(start, end, failing: { completion(0, $0) }) else { return }
-    counter.distance(in: interval, completion: Self.meters(completion))
-  }
-
-  private static func meters(_ completion: @escaping @Sendable (Double, NSError?) -> Void)
-    -> @Sendable (Result<DistanceAmount, StepKitError>) -> Void
-  {
-    { result in
-      switch result {
-      case .success(let amount): completion(amount.meters, nil)
-      case .failure(let error): completion(0, error as NSError)
-      }
-    }
+    counter.distance(in: interval, completion: Self.bridge(completion, failure: 0, \.meters))
   }
 
   // MARK: Characteristics
@@ -233,16 +204,16 @@ public final class StepKitHealthManager: NSObject, Sendable {
     @objc(biologicalSexWithCompletion:)
   #endif
   public func biologicalSex(completion: @escaping @Sendable (StepKitBiologicalSex, NSError?) -> Void) {
-    counter.biologicalSex { result in
-      switch result {
-      case .success(.value(.female)): completion(.female, nil)
-      case .success(.value(.male)): completion(.male, nil)
-      case .success(.value(.other)): completion(.other, nil)
-      case .success(.notRequested): completion(.notRequested, nil)
-      case .success(.notSetOrNotAllowed): completion(.notSetOrNotAllowed, nil)
-      case .failure(let error): completion(.notSetOrNotAllowed, error as NSError)
-      }
-    }
+    counter.biologicalSex(
+      completion: Self.bridge(completion, failure: .notSetOrNotAllowed) { characteristic in
+        switch characteristic {
+        case .value(.female): return .female
+        case .value(.male): return .male
+        case .value(.other): return .other
+        case .notRequested: return .notRequested
+        case .notSetOrNotAllowed: return .notSetOrNotAllowed
+        }
+      })
   }
 
   /// The person's date of birth (Gregorian year, month and day).
@@ -253,12 +224,7 @@ public final class StepKitHealthManager: NSObject, Sendable {
     @objc(dateOfBirthWithCompletion:)
   #endif
   public func dateOfBirth(completion: @escaping @Sendable (DateComponents?, NSError?) -> Void) {
-    counter.dateOfBirth { result in
-      switch result {
-      case .success(let characteristic): completion(characteristic.value, nil)
-      case .failure(let error): completion(nil, error as NSError)
-      }
-    }
+    counter.dateOfBirth(completion: Self.bridge(completion, failure: nil, \.value))
   }
 
   // MARK: Body measurements
@@ -357,12 +323,9 @@ public final class StepKitHealthManager: NSObject, Sendable {
   public func mostRecentMeasurement(
     of type: StepKitMeasurementType, completion: @escaping @Sendable (StepKitMeasurement?, NSError?) -> Void
   ) {
-    counter.mostRecentMeasurement(of: type.healthDataType) { result in
-      switch result {
-      case .success(let saved): completion(saved.map(StepKitMeasurement.init), nil)
-      case .failure(let error): completion(nil, error as NSError)
-      }
-    }
+    counter.mostRecentMeasurement(
+      of: type.healthDataType,
+      completion: Self.bridge(completion, failure: nil) { $0.map(StepKitMeasurement.init) })
   }
 
   /// Active or resting energy burned between two dates, in kilocalories (HealthKit's merge).
@@ -380,12 +343,8 @@ public final class StepKitHealthManager: NSObject, Sendable {
     completion: @escaping @Sendable (Double, NSError?) -> Void
   ) {
     guard let interval = Self.interval(start, end, failing: { completion(0, $0) }) else { return }
-    counter.energyBurned(type.healthDataType, in: interval) { result in
-      switch result {
-      case .success(let amount): completion(amount.kilocalories, nil)
-      case .failure(let error): completion(0, error as NSError)
-      }
-    }
+    counter.energyBurned(
+      type.healthDataType, in: interval, completion: Self.bridge(completion, failure: 0, \.kilocalories))
   }
 
   // MARK: Live updates and background delivery
@@ -477,10 +436,19 @@ public final class StepKitHealthManager: NSObject, Sendable {
   private static func saved(_ completion: @escaping @Sendable (StepKitMeasurement?, NSError?) -> Void)
     -> @Sendable (Result<SavedMeasurement, StepKitError>) -> Void
   {
+    bridge(completion, failure: nil) { StepKitMeasurement($0) }
+  }
+
+  /// The Swift completion that answers an Objective-C block: `value` of a
+  /// success and no error, or `failure` and the error as an `NSError`.
+  private static func bridge<Success, Value: Sendable>(
+    _ completion: @escaping @Sendable (Value, NSError?) -> Void, failure: Value,
+    _ value: @escaping @Sendable (Success) -> Value
+  ) -> @Sendable (Result<Success, StepKitError>) -> Void {
     { result in
       switch result {
-      case .success(let saved): completion(StepKitMeasurement(saved), nil)
-      case .failure(let error): completion(nil, error as NSError)
+      case .success(let success): completion(value(success), nil)
+      case .failure(let error): completion(failure, error as NSError)
       }
     }
   }
@@ -570,7 +538,7 @@ public final class StepKitMeasurement: NSObject, Sendable {
 #if canImport(ObjectiveC)
   @objc(SKMeasurementType)
 #endif
-public enum StepKitMeasurementType: Int, Sendable {
+public enum StepKitMeasurementType: Int, Sendable, CaseIterable {
   /// Body mass, kilograms.
   case bodyMass = 0
   /// Height, metres.
@@ -592,14 +560,9 @@ public enum StepKitMeasurementType: Int, Sendable {
     }
   }
 
+  /// The case for `type`, read back through ``healthDataType``; ``bodyMass`` for a type that is not a measurement.
   init(_ type: HealthDataType) {
-    switch type {
-    case .height: self = .height
-    case .bodyTemperature: self = .bodyTemperature
-    case .activeEnergyBurned: self = .activeEnergyBurned
-    case .basalEnergyBurned: self = .basalEnergyBurned
-    default: self = .bodyMass
-    }
+    self = Self.allCases.first { $0.healthDataType == type } ?? .bodyMass
   }
 }
 
