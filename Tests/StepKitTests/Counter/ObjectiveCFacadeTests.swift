@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
-import StepKit
 import Testing
+
+@testable import StepKit
 
 /// Counts a block's calls and checks that each ran on the main queue (on Linux the main queue
 /// is not always served by the process's first thread, so the queue itself is marked).
@@ -162,13 +163,17 @@ struct ObjectiveCFacadeTests {
   @Test("live updates: a block per count on the main queue, none after cancel")
   func liveUpdates() async throws {
     let log = BlockLog()
-    let counts = LockedCounts()
+    let counts = LockedValue<[Int]>([])
     var token: StepKitCancellable?
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       token = manager.startTodayStepUpdates { steps, _ in
         log.record()
-        if counts.append(steps) == 2 { continuation.resume() }
-        if counts.values.count == 1 {
+        let seen = counts.update { values in
+          values.append(steps)
+          return values.count
+        }
+        if seen == 2 { continuation.resume() }
+        if seen == 1 {
           // The Watch syncs 50 more steps today.
           self.health.add(
             Sample(
@@ -177,7 +182,7 @@ struct ObjectiveCFacadeTests {
         }
       }
     }
-    #expect(counts.values == [300, 350])
+    #expect(counts.value == [300, 350])
     token?.cancel()
     #expect(token?.isCancelled == true)
     health.add(
@@ -203,7 +208,7 @@ struct ObjectiveCFacadeTests {
   @Test("background delivery: onUpdate on the main queue per change, the enabling result once")
   func backgroundDelivery() async throws {
     let updates = BlockLog()
-    let registration = LockedBox<StepKitCancellable>()
+    let registration = LockedValue<StepKitCancellable?>(nil)
     let (enabled, enabledLog) = await once { done in
       registration.value = manager.registerBackgroundDelivery(
         frequency: .hourly, onUpdate: { _ in updates.record() }
@@ -234,28 +239,5 @@ struct ObjectiveCFacadeTests {
       token.cancel()
     }
     #expect(!refused.0 && refused.1 == 111)
-  }
-}
-
-/// Step counts collected from a block.
-final class LockedCounts: @unchecked Sendable {
-  private let lock = NSLock()
-  private var stored: [Int] = []
-  func append(_ value: Int) -> Int {
-    lock.withLock {
-      stored.append(value)
-      return stored.count
-    }
-  }
-  var values: [Int] { lock.withLock { stored } }
-}
-
-/// A value set from a closure and read later, from any thread.
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var stored: Value?
-  var value: Value? {
-    get { lock.withLock { stored } }
-    set { lock.withLock { stored = newValue } }
   }
 }
