@@ -61,18 +61,17 @@ public class HKAnchoredObjectQuery: HKQuery {
   }
 
   override func start(in simulation: HealthStoreSimulation, deviceSupported: Bool) {
-    let box = Unchecked(self)
     guard let type = objectType else { return }
-    if let error = simulation.readError(for: type, deviceSupported: deviceSupported) {
-      simulation.handlerQueue.async { box.value.handler(box.value, nil, nil, nil, error) }
-      return
+    simulation.answer(self, reading: type, deviceSupported: deviceSupported) {
+      let all = simulation.visibleSamples(of: type, matching: predicate)
+      let skip = min(anchor?.value ?? 0, all.count)
+      var fresh = Array(all[skip...])
+      if limit > 0 { fresh = Array(fresh.prefix(limit)) }
+      return .success((samples: fresh as [HKSample], anchor: HKQueryAnchor(value: skip + fresh.count)))
+    } deliver: { query, answer, error in
+      // No deleted objects on success; HealthKit passes nil for each result with an error.
+      query.handler(query, answer?.samples, answer.map { _ in [] }, answer?.anchor, error)
     }
-    let all = simulation.visibleSamples(of: type, matching: predicate)
-    let skip = min(anchor?.value ?? 0, all.count)
-    var fresh = Array(all[skip...])
-    if limit > 0 { fresh = Array(fresh.prefix(limit)) }
-    let results = Unchecked((fresh as [HKSample], HKQueryAnchor(value: skip + fresh.count)))
-    simulation.handlerQueue.async { box.value.handler(box.value, results.value.0, [], results.value.1, nil) }
   }
 }
 
@@ -90,15 +89,12 @@ public class HKSourceQuery: HKQuery {
   }
 
   override func start(in simulation: HealthStoreSimulation, deviceSupported: Bool) {
-    let box = Unchecked(self)
     guard let type = objectType else { return }
-    if let error = simulation.readError(for: type, deviceSupported: deviceSupported) {
-      simulation.handlerQueue.async { box.value.handler(box.value, nil, error) }
-      return
+    simulation.answer(self, reading: type, deviceSupported: deviceSupported) {
+      .success(Set(simulation.visibleSamples(of: type, matching: predicate).map(\.sourceRevision.source)))
+    } deliver: { query, sources, error in
+      query.handler(query, sources, error)
     }
-    let sources = Unchecked(
-      Set(simulation.visibleSamples(of: type, matching: predicate).map(\.sourceRevision.source)))
-    simulation.handlerQueue.async { box.value.handler(box.value, sources.value, nil) }
   }
 }
 
@@ -129,24 +125,22 @@ public class HKSampleQuery: HKQuery {
   }
 
   override func start(in simulation: HealthStoreSimulation, deviceSupported: Bool) {
-    let box = Unchecked(self)
     guard let type = objectType else { return }
-    if let error = simulation.readError(for: type, deviceSupported: deviceSupported) {
-      simulation.handlerQueue.async { box.value.handler(box.value, nil, error) }
-      return
-    }
-    var samples: [HKSample] = simulation.visibleSamples(of: type, matching: predicate)
-    if let descriptors = sortDescriptors, !descriptors.isEmpty {
-      samples.sort { lhs, rhs in
-        for descriptor in descriptors {
-          let order = descriptor.compare(lhs, to: rhs)
-          if order != .orderedSame { return order == .orderedAscending }
+    simulation.answer(self, reading: type, deviceSupported: deviceSupported) {
+      var samples: [HKSample] = simulation.visibleSamples(of: type, matching: predicate)
+      if let descriptors = sortDescriptors, !descriptors.isEmpty {
+        samples.sort { lhs, rhs in
+          for descriptor in descriptors {
+            let order = descriptor.compare(lhs, to: rhs)
+            if order != .orderedSame { return order == .orderedAscending }
+          }
+          return false
         }
-        return false
       }
+      if limit > 0 { samples = Array(samples.prefix(limit)) }
+      return .success(samples)
+    } deliver: { query, samples, error in
+      query.handler(query, samples, error)
     }
-    if limit > 0 { samples = Array(samples.prefix(limit)) }
-    let results = Unchecked(samples)
-    simulation.handlerQueue.async { box.value.handler(box.value, results.value, nil) }
   }
 }

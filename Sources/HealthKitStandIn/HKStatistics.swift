@@ -140,29 +140,24 @@ public class HKStatisticsQuery: HKQuery {
   }
 
   override func start(in simulation: HealthStoreSimulation, deviceSupported: Bool) {
-    let box = Unchecked(self)
-    if let error = simulation.readError(for: quantityType, deviceSupported: deviceSupported) {
-      simulation.handlerQueue.async { box.value.handler(box.value, nil, error) }
-      return
+    simulation.answer(self, reading: quantityType, deviceSupported: deviceSupported) {
+      let samples = simulation.visibleSamples(of: quantityType, matching: predicate)
+      guard !samples.isEmpty else { return .failure(HKError.make(.errorNoData)) }
+      let range = PredicateInterpreter.dateRange(predicate)
+      let start = range?.start ?? samples.map(\.startDate).min() ?? Date()
+      let end = range?.end ?? samples.map(\.endDate).max() ?? start
+      let interval = DateInterval(start: start, end: max(start, end))
+      var sum: HKQuantity?
+      if options.contains(.cumulativeSum) {
+        sum = HKQuantity(
+          unit: quantityType.baseUnit,
+          doubleValue: simulation.statisticsSum(of: samples, in: interval, predicate: predicate))
+      }
+      return .success(
+        HKStatistics(quantityType: quantityType, startDate: interval.start, endDate: interval.end, sum: sum))
+    } deliver: { query, statistics, error in
+      query.handler(query, statistics, error)
     }
-    let samples = simulation.visibleSamples(of: quantityType, matching: predicate)
-    guard !samples.isEmpty else {
-      simulation.handlerQueue.async { box.value.handler(box.value, nil, HKError.make(.errorNoData)) }
-      return
-    }
-    let range = PredicateInterpreter.dateRange(predicate)
-    let start = range?.start ?? samples.map(\.startDate).min() ?? Date()
-    let end = range?.end ?? samples.map(\.endDate).max() ?? start
-    let interval = DateInterval(start: start, end: max(start, end))
-    var sum: HKQuantity?
-    if options.contains(.cumulativeSum) {
-      sum = HKQuantity(
-        unit: quantityType.baseUnit,
-        doubleValue: simulation.statisticsSum(of: samples, in: interval, predicate: predicate))
-    }
-    let statistics = Unchecked(
-      HKStatistics(quantityType: quantityType, startDate: interval.start, endDate: interval.end, sum: sum))
-    simulation.handlerQueue.async { box.value.handler(box.value, statistics.value, nil) }
   }
 }
 
@@ -193,17 +188,15 @@ public class HKStatisticsCollectionQuery: HKQuery {
   }
 
   override func start(in simulation: HealthStoreSimulation, deviceSupported: Bool) {
-    let box = Unchecked(self)
     guard let handler = initialResultsHandler else { return }
-    if let error = simulation.readError(for: quantityType, deviceSupported: deviceSupported) {
-      simulation.handlerQueue.async { handler(box.value, nil, error) }
-      return
+    simulation.answer(self, reading: quantityType, deviceSupported: deviceSupported) {
+      .success(
+        HKStatisticsCollection(
+          type: quantityType, samples: simulation.visibleSamples(of: quantityType, matching: predicate),
+          anchor: anchorDate, components: intervalComponents, calendar: simulation.calendar,
+          wantsSum: options.contains(.cumulativeSum), simulation: simulation, predicate: predicate))
+    } deliver: { query, collection, error in
+      handler(query, collection, error)
     }
-    let collection = Unchecked(
-      HKStatisticsCollection(
-        type: quantityType, samples: simulation.visibleSamples(of: quantityType, matching: predicate),
-        anchor: anchorDate, components: intervalComponents, calendar: simulation.calendar,
-        wantsSum: options.contains(.cumulativeSum), simulation: simulation, predicate: predicate))
-    simulation.handlerQueue.async { handler(box.value, collection.value, nil) }
   }
 }

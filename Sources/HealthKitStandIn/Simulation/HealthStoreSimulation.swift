@@ -413,6 +413,30 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     }
   }
 
+  /// Answers a read query as HealthKit does, on the handler queue: with the
+  /// error reading `type` meets now, or else with what `read` finds (which
+  /// may itself be an error, as `errorNoData`).
+  ///
+  /// - Parameters:
+  ///   - query: The query, handed back to its handler.
+  ///   - type: The type it reads.
+  ///   - deviceSupported: Whether the device has HealthKit.
+  ///   - read: The answer; called only when reading may start.
+  ///   - deliver: Calls the query's handler with the answer, or `nil` and the error.
+  func answer<Query: HKQuery, Answer>(
+    _ query: Query, reading type: HKObjectType, deviceSupported: Bool, read: () -> Result<Answer, HKError>,
+    deliver: @escaping @Sendable (Query, Answer?, (any Error)?) -> Void
+  ) {
+    let result = readError(for: type, deviceSupported: deviceSupported).map { .failure($0) } ?? read()
+    let box = Unchecked((query, result))
+    handlerQueue.async {
+      switch box.value.1 {
+      case .success(let answer): deliver(box.value.0, answer, nil)
+      case .failure(let error): deliver(box.value.0, nil, error)
+      }
+    }
+  }
+
   /// The samples an app sees: everything when reading is allowed, else only its own.
   func visibleSamples(of type: HKObjectType, matching predicate: NSPredicate?) -> [HKQuantitySample] {
     let own = HKSource.thisApp
