@@ -2,8 +2,9 @@ import StepKitCore
 
 /// `stepkit sources EXPORT`: every source with its class, rank, devices,
 /// sample counts and what it added after the merge: why the numbers are what they are.
-struct SourcesCommand: Subcommand {
+struct SourcesCommand: RowsCommand {
   static let name = "sources"
+  static let rows = Cohort.Rows.sources
   static let abstract = "Each source's rank, devices, samples and the steps it contributed."
   static let discussion = """
     Usage: stepkit sources EXPORT [options]
@@ -38,19 +39,12 @@ struct SourcesCommand: Subcommand {
     format = try CountingArguments.format(parsed, terminal: console.outputIsTerminal)
   }
 
-  func run(_ console: Console) throws(CommandError) {
-    let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
-    guard !isCohort else { return try runCohort(members, console: console) }
+  func runSingle(_ console: Console) throws(CommandError) {
     let tally = try ExportLoading.count(settings, console: console).tally
     switch format {
     case .table: console.output(TableFormatter.sources(tally))
     case .csv: console.output(CSVFormatter.sources(tally))
     case .json: console.output(JSONFormatter.sources(tally, export: settings.export))
     }
-  }
-
-  /// Several exports: rows with the export id, in the members' order.
-  private func runCohort(_ members: [CohortMember], console: Console) throws(CommandError) {
-    try Cohort.printRows(members, of: .sources, format: format, settings: settings, console: console)
   }
 }

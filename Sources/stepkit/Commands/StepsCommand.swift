@@ -2,8 +2,9 @@ import StepKitCore
 
 /// `stepkit steps EXPORT`: the step counts the Health app would show, per day
 /// (or hour, week, month), with hand-typed steps out and iPhone + Watch counted once.
-struct StepsCommand: Subcommand {
+struct StepsCommand: RowsCommand {
   static let name = "steps"
+  static let rows = Cohort.Rows.steps
   static let abstract = "Step counts per day (hour, week, month) as the Health app shows them."
   static let discussion = """
     Usage: stepkit steps EXPORT [options]
@@ -46,19 +47,12 @@ struct StepsCommand: Subcommand {
     format = try CountingArguments.format(parsed, terminal: console.outputIsTerminal)
   }
 
-  func run(_ console: Console) throws(CommandError) {
-    let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
-    guard !isCohort else { return try runCohort(members, console: console) }
+  func runSingle(_ console: Console) throws(CommandError) {
     let (log, tally) = try ExportLoading.count(settings, console: console)
     if !settings.quiet, let note = Self.emptyNote(tally, sampleCount: log.count, export: settings.export) {
       console.error(note)
     }
     console.output(Self.render(tally, format: format, export: settings.export))
-  }
-
-  /// Several exports: rows with the export id, in the members' order.
-  private func runCohort(_ members: [CohortMember], console: Console) throws(CommandError) {
-    try Cohort.printRows(members, of: .steps, format: format, settings: settings, console: console)
   }
 
   /// Why nothing was printed, when nothing was: no samples at all, or a

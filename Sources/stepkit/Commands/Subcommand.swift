@@ -30,6 +30,33 @@ extension Subcommand {
   }
 }
 
+/// `steps` and `sources`: one export's table, or, when the arguments name
+/// several exports or a folder, each export's rows (``Cohort/printRows(_:of:format:settings:console:)``).
+protocol RowsCommand: Subcommand {
+  /// What a cohort prints for each export.
+  static var rows: Cohort.Rows { get }
+  /// The counting settings, with the exports to read.
+  var settings: CountingArguments { get }
+  /// How the rows are printed.
+  var format: OutputFormat { get }
+
+  /// Counts and prints the one export.
+  ///
+  /// - Throws: ``CommandError``.
+  func runSingle(_ console: Console) throws(CommandError)
+}
+
+extension RowsCommand {
+  /// Runs ``runSingle(_:)`` for one export, or prints every export's rows.
+  ///
+  /// - Throws: ``CommandError``.
+  func run(_ console: Console) throws(CommandError) {
+    let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    guard isCohort else { return try runSingle(console) }
+    try Cohort.printRows(members, of: Self.rows, format: format, settings: settings, console: console)
+  }
+}
+
 /// Why a command stopped: the exit code and what to say.
 enum CommandError: Error {
   /// A bad command line: exit 2.
