@@ -45,11 +45,7 @@ struct ChartCommand: Subcommand {
   }
 
   func run(_ console: Console) throws(CommandError) {
-    do throws(OutputFileError) {
-      try FileReplacement.checkTarget(outputPath)
-    } catch {
-      throw .output(error.description)
-    }
+    try CommandError.writing { () throws(OutputFileError) in try FileReplacement.checkTarget(outputPath) }
     let tally = try ExportLoading.count(settings, console: console).tally
     let days = StepChart.days(tally)
     let title: String
@@ -70,11 +66,7 @@ struct ChartCommand: Subcommand {
     } else {
       text = StepChart.svg(days, title: title)
     }
-    do throws(OutputFileError) {
-      try FileReplacement.write(text, to: outputPath)
-    } catch {
-      throw .output(error.description)
-    }
+    try CommandError.writing { () throws(OutputFileError) in try FileReplacement.write(text, to: outputPath) }
     if !settings.quiet { console.error("stepkit: wrote \(outputPath) (\(days.count) days)\n") }
   }
 }

@@ -50,20 +50,14 @@ struct SQLiteCommand: Subcommand {
   }
 
   func run(_ console: Console) throws(CommandError) {
-    do throws(OutputFileError) {
-      try FileReplacement.checkTarget(databasePath)
-    } catch {
-      throw .output(error.description)
-    }
+    try CommandError.writing { () throws(OutputFileError) in try FileReplacement.checkTarget(databasePath) }
     let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
     guard !isCohort else { return try runCohort(members, console: console) }
     let (log, tally) = try ExportLoading.count(settings, console: console)
-    do throws(OutputFileError) {
+    try CommandError.writing { () throws(OutputFileError) in
       let writer = try SQLiteWriter(replacing: databasePath)
       try writer.write(tally, log: log)
       try writer.commit()
-    } catch {
-      throw .output(error.description)
     }
     if !settings.quiet {
       console.error(
@@ -74,17 +68,14 @@ struct SQLiteCommand: Subcommand {
 
   /// Several exports in one database, in the members' order.
   private func runCohort(_ members: [CohortMember], console: Console) throws(CommandError) {
-    let writer: SQLiteWriter
-    do throws(OutputFileError) {
-      writer = try SQLiteWriter(replacing: databasePath, cohort: true)
-    } catch {
-      throw .output(error.description)
+    let writer = try CommandError.writing { () throws(OutputFileError) in
+      try SQLiteWriter(replacing: databasePath, cohort: true)
     }
     var samples = 0
     var read = 0
     let allRead = try Cohort.run(members, settings: settings, keepsSamples: true, console: console) {
       member, outcome throws(CommandError) in
-      do throws(OutputFileError) {
+      try CommandError.writing { () throws(OutputFileError) in
         switch outcome {
         case .counted(let tally, let log, let sampleCount, _):
           try writer.recordExport(
@@ -95,15 +86,9 @@ struct SQLiteCommand: Subcommand {
         case .failed(let message):
           try writer.recordExport(id: member.id, file: member.path, samples: 0, invalid: 0, error: message)
         }
-      } catch {
-        throw .output(error.description)
       }
     }
-    do throws(OutputFileError) {
-      try writer.commit()
-    } catch {
-      throw .output(error.description)
-    }
+    try CommandError.writing { () throws(OutputFileError) in try writer.commit() }
     if !settings.quiet {
       console.error(
         "stepkit: wrote \(databasePath) (\(read) of \(members.count) exports, "

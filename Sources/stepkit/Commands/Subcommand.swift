@@ -93,3 +93,18 @@ enum CommandError: Error {
     }
   }
 }
+
+extension CommandError {
+  /// Runs `body`, reporting a file it cannot write as ``output(_:)``.
+  ///
+  /// - Returns: What `body` returns.
+  /// - Throws: ``output(_:)`` with the file error's description.
+  @discardableResult
+  static func writing<Value>(_ body: () throws(OutputFileError) -> Value) throws(CommandError) -> Value {
+    do throws(OutputFileError) {
+      return try body()
+    } catch {
+      throw .output(error.description)
+    }
+  }
+}
