@@ -121,9 +121,43 @@ func localHeaderOffsets(path: String) -> [String: Int64] {
   return offsets
 }
 
+/// An entry's compressed bytes, read with pread 1 MiB at a time into one input buffer, with
+/// one output buffer beside it: what both bare loops work with, so that they differ only in
+/// the inflater they call.
+final class BareBuffers {
+  static let chunk = 1 << 20
+  let input = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+  let output = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+  private let descriptor: Int32
+  private var offset: Int64
+  private var remaining: Int64
+
+  init(path: String, dataOffset: Int64, compressedSize: Int64) {
+    descriptor = open(path, O_RDONLY)
+    offset = dataOffset
+    remaining = compressedSize
+  }
+
+  deinit {
+    close(descriptor)
+    input.deallocate()
+    output.deallocate()
+  }
+
+  /// Reads the next chunk into ``input``: its size, or `nil` at the entry's end or a read error.
+  func refill() -> Int? {
+    guard remaining > 0 else { return nil }
+    let got = pread(descriptor, input, Int(min(Int64(Self.chunk), remaining)), off_t(offset))
+    guard got > 0 else { return nil }
+    offset += Int64(got)
+    remaining -= Int64(got)
+    return got
+  }
+}
+
 func bareInflate(path: String, dataOffset: Int64, compressedSize: Int64) -> Int64 {
-  let descriptor = open(path, O_RDONLY)
-  defer { close(descriptor) }
+  let buffers = BareBuffers(path: path, dataOffset: dataOffset, compressedSize: compressedSize)
+  let chunk = BareBuffers.chunk
   let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
   stream.initialize(to: z_stream())
   defer {
@@ -131,28 +165,15 @@ func bareInflate(path: String, dataOffset: Int64, compressedSize: Int64) -> Int6
     stream.deallocate()
   }
   inflateInit2_(stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
-  let chunk = 1 << 20
-  let input = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
-  let output = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
-  defer {
-    input.deallocate()
-    output.deallocate()
-  }
-  var offset = dataOffset
-  var remaining = compressedSize
   var produced: Int64 = 0
   var ended = false
   while !ended {
     if stream.pointee.avail_in == 0 {
-      guard remaining > 0 else { break }
-      let got = pread(descriptor, input, Int(min(Int64(chunk), remaining)), off_t(offset))
-      guard got > 0 else { break }
-      offset += Int64(got)
-      remaining -= Int64(got)
-      stream.pointee.next_in = input
+      guard let got = buffers.refill() else { break }
+      stream.pointee.next_in = buffers.input
       stream.pointee.avail_in = uInt(got)
     }
-    stream.pointee.next_out = output
+    stream.pointee.next_out = buffers.output
     stream.pointee.avail_out = uInt(chunk)
     let status = inflate(stream, Z_NO_FLUSH)
     produced += Int64(chunk - Int(stream.pointee.avail_out))
@@ -164,32 +185,19 @@ func bareInflate(path: String, dataOffset: Int64, compressedSize: Int64) -> Int6
 
 #if ISAL && os(Linux)
   func bareISALInflate(path: String, dataOffset: Int64, compressedSize: Int64) -> Int64 {
-    let descriptor = open(path, O_RDONLY)
-    defer { close(descriptor) }
+    let buffers = BareBuffers(path: path, dataOffset: dataOffset, compressedSize: compressedSize)
+    let chunk = BareBuffers.chunk
     let state = UnsafeMutablePointer<inflate_state>.allocate(capacity: 1)
     defer { state.deallocate() }
     isal_inflate_init(state)
-    let chunk = 1 << 20
-    let input = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
-    let output = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
-    defer {
-      input.deallocate()
-      output.deallocate()
-    }
-    var offset = dataOffset
-    var remaining = compressedSize
     var produced: Int64 = 0
     while state.pointee.block_state != ISAL_BLOCK_FINISH {
       if state.pointee.avail_in == 0 {
-        guard remaining > 0 else { break }
-        let got = pread(descriptor, input, Int(min(Int64(chunk), remaining)), off_t(offset))
-        guard got > 0 else { break }
-        offset += Int64(got)
-        remaining -= Int64(got)
-        state.pointee.next_in = input
+        guard let got = buffers.refill() else { break }
+        state.pointee.next_in = buffers.input
         state.pointee.avail_in = UInt32(got)
       }
-      state.pointee.next_out = output
+      state.pointee.next_out = buffers.output
       state.pointee.avail_out = UInt32(chunk)
       let status = isal_inflate(state)
       produced += Int64(chunk - Int(state.pointee.avail_out))
