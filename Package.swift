@@ -59,7 +59,7 @@ let package = Package(
     .executableTarget(
       name: "zip-benchmark",
       dependencies: [
-        "HealthExport", "CZlib",
+        "HealthExport", "CZlib", "BenchmarkSupport",
         .target(name: "CISAL", condition: .when(platforms: [.linux], traits: ["ISAL"])),
       ],
       path: "Benchmarks/ZipBenchmark"),

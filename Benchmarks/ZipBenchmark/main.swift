@@ -18,6 +18,8 @@
 // (the inflating producer), and the ratio two idle cores would reach: bare's CPU time over the
 // busier thread's. On a shared machine wall times swing; CPU times per thread hardly do.
 // --only runs the bare loop and one of the others, so the closing peak_rss_mib is that one's.
+
+import BenchmarkSupport
 import CZlib
 import Foundation
 import HealthExport
@@ -301,16 +303,7 @@ do {
     }
     print("run=\(run) cpu " + cpuColumns.joined(separator: " "))
   }
-  var usage = rusage()
-  // ru_maxrss is KiB on Linux, bytes on Darwin.
-  #if os(Linux)
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    let peak = Double(usage.ru_maxrss) / 1024
-  #else
-    getrusage(RUSAGE_SELF, &usage)
-    let peak = Double(usage.ru_maxrss) / (1024 * 1024)
-  #endif
-  print(String(format: "peak_rss_mib=%.1f", peak))
+  print(String(format: "peak_rss_mib=%.1f", Double(peakResidentBytes()) / (1024 * 1024)))
 } catch {
   FileHandle.standardError.write(Data("zip-benchmark: \(error.localizedDescription)\n".utf8))
   exit(1)
