@@ -70,22 +70,10 @@ extension HealthKitStepSource {
     let predicate = Self.predicate(interval, policy: policy == .device ? .health : policy, sources: nil)
     let (value, hasData): (Double, Bool) = try await withCheckedThrowingContinuation { continuation in
       let query = HKStatisticsQuery(
-        quantityType: quantityType, quantitySamplePredicate: predicate, options: .cumulativeSum
-      ) { _, statistics, error in
-        if let error {
-          if StepKitError.isNoData(error) {
-            continuation.resume(returning: (0, false))
-          } else {
-            continuation.resume(throwing: StepKitError(healthKitError: error, type: type))
-          }
-          return
-        }
-        guard let sum = statistics?.sumQuantity() else {
-          continuation.resume(returning: (0, false))
-          return
-        }
-        continuation.resume(returning: (sum.doubleValue(for: Self.healthUnit(type)), true))
-      }
+        quantityType: quantityType, quantitySamplePredicate: predicate, options: .cumulativeSum,
+        completionHandler: Self.sumHandler(
+          resuming: continuation, value: { $0.doubleValue(for: Self.healthUnit(type)) },
+          mapError: { StepKitError(healthKitError: $0, type: type) }))
       store.execute(query)
     }
     return EnergyAmount(

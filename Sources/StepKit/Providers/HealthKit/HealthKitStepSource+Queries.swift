@@ -86,24 +86,38 @@ extension HealthKitStepSource {
         noSources: { continuation.resume(returning: (0, false)) }
       ) { predicate in
         let query = HKStatisticsQuery(
-          quantityType: Self.quantityType(kind), quantitySamplePredicate: predicate, options: .cumulativeSum
-        ) { _, statistics, error in
-          if let error {
-            if StepKitError.isNoData(error) {
-              continuation.resume(returning: (0, false))
-            } else {
-              continuation.resume(throwing: StepKitError(healthKitError: error, reading: kind))
-            }
-            return
-          }
-          guard let sum = statistics?.sumQuantity() else {
-            continuation.resume(returning: (0, false))
-            return
-          }
-          continuation.resume(returning: (sum.doubleValue(for: Self.unit(kind)), true))
-        }
+          quantityType: Self.quantityType(kind), quantitySamplePredicate: predicate, options: .cumulativeSum,
+          completionHandler: Self.sumHandler(
+            resuming: continuation, value: { $0.doubleValue(for: Self.unit(kind)) },
+            mapError: { StepKitError(healthKitError: $0, reading: kind) }))
         self.store.execute(query)
       }
+    }
+  }
+
+  /// The handler of a cumulative-sum `HKStatisticsQuery`: resumes
+  /// `continuation` with `value` of the sum and `true`, with 0 and `false`
+  /// when nothing matched (HealthKit's "no data" included), or with
+  /// `mapError` of another error.
+  static func sumHandler(
+    resuming continuation: CheckedContinuation<(Double, Bool), any Error>,
+    value: @escaping @Sendable (HKQuantity) -> Double,
+    mapError: @escaping @Sendable (any Error) -> StepKitError
+  ) -> @Sendable (HKStatisticsQuery, HKStatistics?, (any Error)?) -> Void {
+    { _, statistics, error in
+      if let error {
+        if StepKitError.isNoData(error) {
+          continuation.resume(returning: (0, false))
+        } else {
+          continuation.resume(throwing: mapError(error))
+        }
+        return
+      }
+      guard let sum = statistics?.sumQuantity() else {
+        continuation.resume(returning: (0, false))
+        return
+      }
+      continuation.resume(returning: (value(sum), true))
     }
   }
 
