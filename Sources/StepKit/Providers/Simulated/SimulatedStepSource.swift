@@ -218,6 +218,21 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     return (totals, totals.sampleCount > 0)
   }
 
+  /// One bucket per local day covering `interval`, each made by `bucket` of
+  /// the day and its totals within `interval`; and whether any day had samples.
+  private func daily<Day>(
+    _ interval: DateInterval, _ calendar: Calendar, _ policy: CountingPolicy,
+    bucket: (DateInterval, IntervalTotals) -> Day
+  ) throws -> (days: [Day], hasData: Bool) {
+    var hasData = false
+    let days = try LocalDays.days(covering: interval, calendar: calendar).map { day in
+      let (totals, any) = try totals(LocalDays.part(of: day, within: interval), policy)
+      hasData = hasData || any
+      return bucket(day, totals)
+    }
+    return (days, hasData)
+  }
+
   /// Merged steps of the scripted samples.
   ///
   /// - Parameters:
@@ -260,11 +275,8 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     -> DailySteps
   {
     try begin(.steps)
-    var hasData = false
-    let days = try LocalDays.days(covering: interval, calendar: calendar).map { day -> DailySteps.Day in
-      let (totals, any) = try totals(LocalDays.part(of: day, within: interval), policy)
-      hasData = hasData || any
-      return DailySteps.Day(interval: day, steps: totals.steps)
+    let (days, hasData) = try daily(interval, calendar, policy) {
+      DailySteps.Day(interval: $0, steps: $1.steps)
     }
     return DailySteps(
       interval: interval, days: days, provenance: provenance(policy, hasData: hasData), hasData: hasData)
@@ -283,11 +295,8 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     -> DailyDistance
   {
     try begin(.distance)
-    var hasData = false
-    let days = try LocalDays.days(covering: interval, calendar: calendar).map { day -> DailyDistance.Day in
-      let (totals, any) = try totals(LocalDays.part(of: day, within: interval), policy)
-      hasData = hasData || any
-      return DailyDistance.Day(interval: day, meters: totals.distanceMeters)
+    let (days, hasData) = try daily(interval, calendar, policy) {
+      DailyDistance.Day(interval: $0, meters: $1.distanceMeters)
     }
     return DailyDistance(
       interval: interval, days: days, provenance: provenance(policy, hasData: hasData), hasData: hasData)
