@@ -12,24 +12,19 @@
       let clock = ManualClock(now: try HealthFixture.date("2026-11-29T23:50:00+08:00"))
       let store = HealthFixture.Store(clock: clock)
       store.simulation.calendar = shanghai
-      store.simulation.add(
-        steps: 400, from: try HealthFixture.date("2026-11-29T20:00:00+08:00"),
-        to: try HealthFixture.date("2026-11-29T20:10:00+08:00"), origin: .iPhone)
+      try store.addSteps(400, "2026-11-29T20:00:00+08:00", "2026-11-29T20:10:00+08:00", origin: .iPhone)
       try await store.authorize()
 
       let updates = store.source.todayStepUpdates(calendar: shanghai, policy: .health)
       let counts = try await HealthFixture.first(4, of: updates) { received in
         switch received {
         case 1:
-          store.simulation.add(
-            steps: 100, from: try HealthFixture.date("2026-11-29T23:45:00+08:00"),
-            to: try HealthFixture.date("2026-11-29T23:50:00+08:00"), origin: .appleWatch)
+          try store.addSteps(
+            100, "2026-11-29T23:45:00+08:00", "2026-11-29T23:50:00+08:00", origin: .appleWatch)
         case 2:
           clock.advance(to: try HealthFixture.date("2026-11-30T00:00:30+08:00"))
         default:
-          store.simulation.add(
-            steps: 30, from: try HealthFixture.date("2026-11-30T00:00:00+08:00"),
-            to: try HealthFixture.date("2026-11-30T00:00:30+08:00"), origin: .iPhone)
+          try store.addSteps(30, "2026-11-30T00:00:00+08:00", "2026-11-30T00:00:30+08:00", origin: .iPhone)
         }
       }
       #expect(counts.map(\.roundedSteps) == [400, 500, 0, 30])

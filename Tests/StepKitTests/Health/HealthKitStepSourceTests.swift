@@ -52,12 +52,8 @@
     @Test("the device policy keeps only Apple's iPhone and Watch sources", arguments: HealthFixture.countings)
     func devicePolicy(counting: HealthKitStepSource.Counting) async throws {
       let store = HealthFixture.Store(counting: counting)
-      store.simulation.add(
-        steps: 1000, from: try HealthFixture.date("2026-11-29T09:00:00+08:00"),
-        to: try HealthFixture.date("2026-11-29T10:00:00+08:00"), origin: .appleWatch)
-      store.simulation.add(
-        steps: 3000, from: try HealthFixture.date("2026-11-29T12:00:00+08:00"),
-        to: try HealthFixture.date("2026-11-29T13:00:00+08:00"), origin: .otherApp)
+      try store.addSteps(1000, "2026-11-29T09:00:00+08:00", "2026-11-29T10:00:00+08:00", origin: .appleWatch)
+      try store.addSteps(3000, "2026-11-29T12:00:00+08:00", "2026-11-29T13:00:00+08:00", origin: .otherApp)
       try await store.authorize()
 
       #expect(try await store.source.steps(in: day, policy: .device).roundedSteps == 1000)
@@ -67,9 +63,7 @@
     @Test("the device policy with no Apple source answers zero without data")
     func devicePolicyWithoutAppleSources() async throws {
       let store = HealthFixture.Store()
-      store.simulation.add(
-        steps: 3000, from: try HealthFixture.date("2026-11-29T12:00:00+08:00"),
-        to: try HealthFixture.date("2026-11-29T13:00:00+08:00"), origin: .otherApp)
+      try store.addSteps(3000, "2026-11-29T12:00:00+08:00", "2026-11-29T13:00:00+08:00", origin: .otherApp)
       try await store.authorize()
       let count = try await store.source.steps(in: day, policy: .device)
       #expect(count.steps == 0)
@@ -80,9 +74,7 @@
     func proportionalEdges() async throws {
       let store = HealthFixture.Store()
       // 600 steps from 23:30 to 00:30: half belongs to each day.
-      store.simulation.add(
-        steps: 600, from: try HealthFixture.date("2026-11-28T23:30:00+08:00"),
-        to: try HealthFixture.date("2026-11-29T00:30:00+08:00"), origin: .iPhone)
+      try store.addSteps(600, "2026-11-28T23:30:00+08:00", "2026-11-29T00:30:00+08:00", origin: .iPhone)
       try await store.authorize()
       #expect(try await store.source.steps(in: day, policy: .health).roundedSteps == 300)
     }
@@ -158,8 +150,7 @@
       let store = HealthFixture.Store(counting: counting)
       store.simulation.calendar = shanghai
       let add = { (value: Double, start: String, end: String) in
-        store.simulation.add(
-          steps: value, from: try HealthFixture.date(start), to: try HealthFixture.date(end), origin: .iPhone)
+        try store.addSteps(value, start, end, origin: .iPhone)
       }
       try add(700, "2026-11-28T08:00:00+08:00", "2026-11-28T08:10:00+08:00")  // before the range
       try add(300, "2026-11-28T14:00:00+08:00", "2026-11-28T14:10:00+08:00")
@@ -181,9 +172,7 @@
       let shanghai = try HealthFixture.calendar("Asia/Shanghai")
       let store = HealthFixture.Store()
       store.simulation.calendar = shanghai
-      store.simulation.add(
-        steps: 100, from: try HealthFixture.date("2026-11-27T09:00:00+08:00"),
-        to: try HealthFixture.date("2026-11-27T09:05:00+08:00"), origin: .iPhone)
+      try store.addSteps(100, "2026-11-27T09:00:00+08:00", "2026-11-27T09:05:00+08:00", origin: .iPhone)
       try await store.authorize()
       let range = try HealthFixture.interval("2026-11-27T00:00:00+08:00", "2026-11-30T00:00:00+08:00")
       let daily = try await store.source.dailySteps(in: range, calendar: shanghai, policy: .health)
@@ -234,9 +223,7 @@
     func readAccessIsHidden(allowed: Bool) async throws {
       let store = HealthFixture.Store()
       store.simulation.defaultAnswer = allowed ? .allow : .deny
-      store.simulation.add(
-        steps: 1000, from: try HealthFixture.date("2026-11-29T09:00:00+08:00"),
-        to: try HealthFixture.date("2026-11-29T10:00:00+08:00"), origin: .appleWatch)
+      try store.addSteps(1000, "2026-11-29T09:00:00+08:00", "2026-11-29T10:00:00+08:00", origin: .appleWatch)
       try await store.authorize()
       #expect(await store.source.authorizationState() == .requestedReadAccessUnknown)
       #expect(store.simulation.promptCount == 1)

@@ -66,6 +66,14 @@ enum HealthFixture {
           checksHealthKitMerge: checksHealthKitMerge, clock: clock)
       }
 
+      /// Adds a step sample between two ISO 8601 dates (`2026-11-29T09:00:00+08:00`).
+      func addSteps(_ steps: Double, _ start: String, _ end: String, origin: HealthStoreSimulation.Origin)
+        throws
+      {
+        simulation.add(
+          steps: steps, from: try HealthFixture.date(start), to: try HealthFixture.date(end), origin: origin)
+      }
+
       /// Answers the prompt for steps and distance (and more when asked).
       func authorize(_ request: AuthorizationRequest = .stepsAndDistance) async throws {
         try await source.requestAuthorization(request)
