@@ -67,9 +67,7 @@ struct InflateTests {
     arguments: [(4096, 2, 1), (4096, 2, 1500), (4096, 4, 10_000), (1 << 20, 3, 65536), (5000, 7, 4999)])
   func ringShapes(bufferSize: Int, bufferCount: Int, readSize: Int) throws {
     let text = ZipTestSupport.sampleText(lines: readSize == 1 ? 300 : 20_000)
-    var writer = ZipTestWriter()
-    writer.add("a.xml", text)
-    let archive = try ZipTestSupport.archive(writer.finished())
+    let archive = try ZipTestSupport.archive(holding: "a.xml", text)
     let read = try ZipTestSupport.readPipelined(
       archive.entries[0], of: archive, bufferSize: bufferSize, bufferCount: bufferCount, readSize: readSize)
     #expect(read == text)
@@ -78,9 +76,7 @@ struct InflateTests {
   @Test("nextChunk hands out the ring's buffers in order")
   func chunks() throws {
     let text = ZipTestSupport.sampleText(lines: 20_000)
-    var writer = ZipTestWriter()
-    writer.add("a.xml", text)
-    let archive = try ZipTestSupport.archive(writer.finished())
+    let archive = try ZipTestSupport.archive(holding: "a.xml", text)
     let source = try ZipEntryChunkSource(
       archive: archive, entry: archive.entries[0], bufferSize: 8192, bufferCount: 3)
     #expect(source.expectedByteCount == Int64(text.count))
@@ -101,9 +97,7 @@ struct InflateTests {
     // Regression: the zip fuzzer's leak check once caught the producer still
     // holding the archive after the consumer had let go; stopping now joins it.
     let text = ZipTestSupport.sampleText(lines: 50_000)
-    var writer = ZipTestWriter()
-    writer.add("a.xml", text)
-    let archive = try ZipTestSupport.archive(writer.finished())
+    let archive = try ZipTestSupport.archive(holding: "a.xml", text)
     for explicitCancel in [false, true] {
       weak var pipeline: InflatePipeline?
       do {

@@ -37,9 +37,7 @@ struct ZeroCopyScanTests {
   static func zipSource(
     _ bytes: [UInt8], bufferSize: Int, bufferCount: Int, headroom: Int
   ) throws -> ZipEntryChunkSource {
-    var writer = ZipTestWriter()
-    writer.add(entryName, bytes)
-    let archive = try ZipTestSupport.archive(writer.finished())
+    let archive = try ZipTestSupport.archive(holding: entryName, bytes)
     return try ZipEntryChunkSource(
       archive: archive, entry: archive.entries[0], bufferSize: bufferSize, bufferCount: bufferCount,
       headroom: headroom)

@@ -8,6 +8,13 @@ enum ZipTestSupport {
     try ZipArchive(source: MemoryByteSource(Data(bytes), displayName: name))
   }
 
+  /// An in-memory `export.zip` holding one deflated entry.
+  static func archive(holding entryName: String, _ contents: [UInt8]) throws -> ZipArchive {
+    var writer = ZipTestWriter()
+    writer.add(entryName, contents)
+    return try archive(writer.finished())
+  }
+
   /// Reads an entry on the calling thread with the synchronous reader.
   static func readSynchronously(
     _ entry: ZipEntry, of archive: ZipArchive, bufferSize: Int = 1000
