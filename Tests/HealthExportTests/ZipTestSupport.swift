@@ -20,16 +20,7 @@ enum ZipTestSupport {
     _ entry: ZipEntry, of archive: ZipArchive, bufferSize: Int = 1000
   ) throws -> [UInt8] {
     let reader = try ZipEntryReader(archive: archive, entry: entry, inputChunkSize: 777)
-    var output: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: bufferSize)
-    while true {
-      let result = buffer.withUnsafeMutableBytes { raw in
-        Result { () throws -> Int in try reader.read(into: raw) }
-      }
-      let count = try result.get()
-      if count == 0 { return output }
-      output += buffer[..<count]
-    }
+    return try readAll(bufferSize: bufferSize) { try reader.read(into: $0) }
   }
 
   /// Reads an entry through the pipelined source with `read(into:)`.
@@ -45,13 +36,17 @@ enum ZipTestSupport {
   static func drain(_ source: inout any ByteChunkSource, readSize: Int = 1500) throws
     -> [UInt8]
   {
+    try readAll(bufferSize: readSize) { try source.read(into: $0) }
+  }
+
+  /// Everything `read` gives, asking for `bufferSize` bytes at a time until it gives none.
+  static func readAll(bufferSize: Int, _ read: (UnsafeMutableRawBufferPointer) throws -> Int) throws
+    -> [UInt8]
+  {
     var output: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: readSize)
+    var buffer = [UInt8](repeating: 0, count: bufferSize)
     while true {
-      let result = buffer.withUnsafeMutableBytes { raw in
-        Result { () throws -> Int in try source.read(into: raw) }
-      }
-      let count = try result.get()
+      let count = try buffer.withUnsafeMutableBytes { try read($0) }
       if count == 0 { return output }
       output += buffer[..<count]
     }
