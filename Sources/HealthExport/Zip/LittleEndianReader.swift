@@ -10,31 +10,21 @@ struct LittleEndianReader {
 
   var remaining: Int { bytes.count - position }
 
-  mutating func u8() -> UInt8? {
-    guard remaining >= 1 else { return nil }
-    defer { position += 1 }
-    return bytes[position]
-  }
+  mutating func u8() -> UInt8? { integer() }
 
-  mutating func u16() -> UInt16? {
-    guard remaining >= 2 else { return nil }
-    defer { position += 2 }
-    return UInt16(bytes[position]) | UInt16(bytes[position + 1]) << 8
-  }
+  mutating func u16() -> UInt16? { integer() }
 
-  mutating func u32() -> UInt32? {
-    guard remaining >= 4 else { return nil }
-    var value: UInt32 = 0
-    for index in 0..<4 { value |= UInt32(bytes[position + index]) << (8 * index) }
-    position += 4
-    return value
-  }
+  mutating func u32() -> UInt32? { integer() }
 
-  mutating func u64() -> UInt64? {
-    guard remaining >= 8 else { return nil }
-    var value: UInt64 = 0
-    for index in 0..<8 { value |= UInt64(bytes[position + index]) << (8 * index) }
-    position += 8
+  mutating func u64() -> UInt64? { integer() }
+
+  /// The next `MemoryLayout<Integer>.size` bytes, least significant first.
+  private mutating func integer<Integer: FixedWidthInteger & UnsignedInteger>() -> Integer? {
+    let size = MemoryLayout<Integer>.size
+    guard remaining >= size else { return nil }
+    var value: Integer = 0
+    for index in 0..<size { value |= Integer(bytes[position + index]) << (8 * index) }
+    position += size
     return value
   }
 
