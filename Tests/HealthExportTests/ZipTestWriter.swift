@@ -4,6 +4,10 @@ import Foundation
 /// Builds zip archives in memory for tests: stored or deflated entries, with or
 /// without data descriptors, ZIP64 records, the UTF-8 name flag, comments,
 /// leading bytes, and deliberately wrong checksums.
+///
+/// Apart from the export generator's `ZipFileWriter` on purpose, though both
+/// write the same records: this one breaks archives on request, which the
+/// generator must never do, and the reader is checked against two writers.
 struct ZipTestWriter {
   enum Method {
     case stored

@@ -3,7 +3,9 @@ import StepKit
 import StepKitUI
 import Testing
 
-/// Dates, calendars and formatting the tests share.
+/// Dates, calendars and formatting the tests share. `date` and `calendar` are
+/// also in StepKitTests' `HealthFixture`: test targets share no code without a
+/// support module of their own, which two small functions do not justify.
 enum Fixture {
   /// `2026-11-29T18:00:00+08:00` as a date.
   static func date(_ text: String) throws -> Date {

@@ -23,6 +23,8 @@
       state.deallocate()
     }
 
+    // Follows RawInflater.inflate step for step on purpose: zlib's `z_stream` and
+    // ISA-L's `inflate_state` share no type, so each adapter moves its own fields.
     func inflate(input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer) throws
       -> InflateStep
     {

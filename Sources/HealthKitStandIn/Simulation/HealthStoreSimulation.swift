@@ -130,6 +130,11 @@ public final class HealthStoreSimulation: @unchecked Sendable {
 
   // MARK: Controls
 
+  // Each control is a property over the locked state, a getter and a setter
+  // of one line each, alike on purpose (as in `SimulatedStepSource` and
+  // `PedometerSimulator`): a key-path subscript would save no line and hide
+  // which fields tests may change, and every control keeps its own documentation.
+
   /// How the person will answer the prompt, per type identifier (raw value).
   public var answers: [String: Answer] {
     get { withState { $0.answers } }

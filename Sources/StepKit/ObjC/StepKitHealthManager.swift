@@ -3,6 +3,8 @@ import Foundation
 
 // The Objective-C facade. It compiles everywhere (so that its behaviour is tested on Linux
 // against the stand-ins); the `@objc` names exist where the Objective-C runtime does.
+// Its methods look alike on purpose: each is one Objective-C selector over one Swift
+// call, answered through `bridge`; what they share lives in the helpers at the end.
 
 /// An Objective-C drop-in for the usual `HealthKitManager`: what the Swift API
 /// offers, as blocks.

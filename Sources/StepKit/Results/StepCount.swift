@@ -30,6 +30,9 @@ public struct StepCount: ProvenancedResult, Hashable {
   public var roundedSteps: Int { Int(roundedForOutput(steps)) }
 }
 
+// Shaped like StepCount on purpose: one generic amount would call both values
+// `value`, where `steps` and `meters` say what they are.
+
 /// A walking + running distance over an interval, with its provenance.
 public struct DistanceAmount: ProvenancedResult, Hashable {
   /// The interval measured.
