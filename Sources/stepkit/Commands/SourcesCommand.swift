@@ -5,6 +5,7 @@ import StepKitCore
 struct SourcesCommand: RowsCommand {
   static let name = "sources"
   static let rows = Cohort.Rows.sources
+  static let fixedUnit: BucketUnit? = .day
   static let abstract = "Each source's rank, devices, samples and the steps it contributed."
   static let discussion = """
     Usage: stepkit sources EXPORT [options]
@@ -33,11 +34,6 @@ struct SourcesCommand: RowsCommand {
 
   var settings: CountingArguments
   var format: OutputFormat
-
-  init(_ parsed: ParsedArguments, console: Console) throws(UsageError) {
-    settings = try CountingArguments(parsed, unit: .day)
-    format = try CountingArguments.format(parsed, terminal: console.outputIsTerminal)
-  }
 
   func runSingle(_ console: Console) throws(CommandError) {
     let tally = try ExportLoading.count(settings, console: console).tally

@@ -5,6 +5,7 @@ import StepKitCore
 struct StepsCommand: RowsCommand {
   static let name = "steps"
   static let rows = Cohort.Rows.steps
+  static let fixedUnit: BucketUnit? = nil
   static let abstract = "Step counts per day (hour, week, month) as the Health app shows them."
   static let discussion = """
     Usage: stepkit steps EXPORT [options]
@@ -41,11 +42,6 @@ struct StepsCommand: RowsCommand {
 
   var settings: CountingArguments
   var format: OutputFormat
-
-  init(_ parsed: ParsedArguments, console: Console) throws(UsageError) {
-    settings = try CountingArguments(parsed)
-    format = try CountingArguments.format(parsed, terminal: console.outputIsTerminal)
-  }
 
   func runSingle(_ console: Console) throws(CommandError) {
     let (log, tally) = try ExportLoading.count(settings, console: console)

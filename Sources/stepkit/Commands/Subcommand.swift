@@ -35,6 +35,8 @@ extension Subcommand {
 protocol RowsCommand: Subcommand {
   /// What a cohort prints for each export.
   static var rows: Cohort.Rows { get }
+  /// The bucket the rows always use, or `nil` to read `--by`.
+  static var fixedUnit: BucketUnit? { get }
   /// The counting settings, with the exports to read.
   var settings: CountingArguments { get }
   /// How the rows are printed.
@@ -44,9 +46,21 @@ protocol RowsCommand: Subcommand {
   ///
   /// - Throws: ``CommandError``.
   func runSingle(_ console: Console) throws(CommandError)
+
+  /// A command with these settings (the memberwise initializer).
+  init(settings: CountingArguments, format: OutputFormat)
 }
 
 extension RowsCommand {
+  /// Reads the counting settings, then `--format` (a table on a terminal, csv otherwise).
+  ///
+  /// - Throws: ``UsageError`` for a bad value.
+  init(_ parsed: ParsedArguments, console: Console) throws(UsageError) {
+    self.init(
+      settings: try CountingArguments(parsed, unit: Self.fixedUnit),
+      format: try CountingArguments.format(parsed, terminal: console.outputIsTerminal))
+  }
+
   /// Runs ``runSingle(_:)`` for one export, or prints every export's rows.
   ///
   /// - Throws: ``CommandError``.
