@@ -36,7 +36,7 @@
     func bodyTemperature() async throws {
       let store = HealthFixture.Store()
       try await store.authorize(.everything)
-      let counter = StepCounter(health: store.source, motion: nil, bundle: DictionaryBundleInfo.complete)
+      let counter = store.counter
       let date = try HealthFixture.date("2026-11-29T08:00:00+08:00")
       let saved = try await counter.save(
         bodyTemperature: Measurement(value: 98.6, unit: .fahrenheit), at: date)
@@ -59,7 +59,7 @@
     func energy() async throws {
       let store = HealthFixture.Store()
       try await store.authorize(.everything)
-      let counter = StepCounter(health: store.source, motion: nil, bundle: DictionaryBundleInfo.complete)
+      let counter = store.counter
       let start = try HealthFixture.date("2026-11-29T07:00:00+08:00")
       let end = try HealthFixture.date("2026-11-29T08:00:00+08:00")
       let saved = try await counter.save(
@@ -102,7 +102,7 @@
         .activeEnergyBurned, value: 900, unit: .kilocalorie(), from: nine, to: ten, origin: .healthApp,
         userEntered: true)
       try await store.authorize(.everything)
-      let counter = StepCounter(health: store.source, motion: nil, bundle: DictionaryBundleInfo.complete)
+      let counter = store.counter
       let day = try HealthFixture.interval("2026-11-29T00:00:00+08:00", "2026-11-30T00:00:00+08:00")
       let energy = try await counter.energyBurned(.activeEnergyBurned, in: day)
       #expect(abs(energy.kilocalories - 300) < 1e-9)
@@ -119,7 +119,7 @@
     @Test("the most recent sample is the one that ended last; none, or none readable, is nil")
     func mostRecent() async throws {
       let store = HealthFixture.Store()
-      let counter = StepCounter(health: store.source, motion: nil, bundle: DictionaryBundleInfo.complete)
+      let counter = store.counter
       await #expect(throws: StepKitError.authorizationNotDetermined(.bodyMass)) {
         try await counter.mostRecentMeasurement(of: .bodyMass)
       }
@@ -152,7 +152,7 @@
     func completionTwins() async throws {
       let store = HealthFixture.Store()
       try await store.authorize(.everything)
-      let counter = StepCounter(health: store.source, motion: nil, bundle: DictionaryBundleInfo.complete)
+      let counter = store.counter
       let queue = DispatchQueue(label: "stepkit.tests.measurements")
       let key = DispatchSpecificKey<Bool>()
       queue.setSpecific(key: key, value: true)

@@ -74,6 +74,11 @@ enum HealthFixture {
           steps: steps, from: try HealthFixture.date(start), to: try HealthFixture.date(end), origin: origin)
       }
 
+      /// A counter over this provider alone, with a complete Info.plist.
+      var counter: StepCounter {
+        StepCounter(health: source, motion: nil, bundle: DictionaryBundleInfo.complete)
+      }
+
       /// Answers the prompt for steps and distance (and more when asked).
       func authorize(_ request: AuthorizationRequest = .stepsAndDistance) async throws {
         try await source.requestAuthorization(request)
