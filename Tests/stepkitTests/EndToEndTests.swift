@@ -205,45 +205,41 @@ struct EndToEndTests {
 
   @Test("chart writes an SVG and an HTML page")
   func chart() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "stepkit-chart-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let fixture = StepkitRunner.fixtures.appendingPathComponent(Self.fixture).path
-    for name in ["steps.svg", "steps.html"] {
-      let result = try StepkitRunner.run(["chart", fixture, "-o", name], in: directory)
-      #expect(result.exitCode == 0)
-      #expect(result.standardError.hasSuffix("stepkit: wrote \(name) (6 days)\n"))
-      let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
-      #expect(text.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""))
-      #expect(text.contains("Steps per day, 2026-03-06 to 2026-03-11"))
-      #expect(text.contains("<polyline"))
+    try withScratchDirectory { directory in
+      let fixture = StepkitRunner.fixtures.appendingPathComponent(Self.fixture).path
+      for name in ["steps.svg", "steps.html"] {
+        let result = try StepkitRunner.run(["chart", fixture, "-o", name], in: directory)
+        #expect(result.exitCode == 0)
+        #expect(result.standardError.hasSuffix("stepkit: wrote \(name) (6 days)\n"))
+        let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+        #expect(text.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(text.contains("Steps per day, 2026-03-06 to 2026-03-11"))
+        #expect(text.contains("<polyline"))
+      }
     }
   }
 
   @Test("sqlite writes days matching the csv, sources and every sample")
   func sqlite() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "stepkit-db-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let fixture = StepkitRunner.fixtures.appendingPathComponent(Self.fixture).path
-    let result = try StepkitRunner.run(["sqlite", fixture, "out.db", "--quiet"], in: directory)
-    #expect(result.exitCode == 0)
-    let path = directory.appendingPathComponent("out.db").path
-    let csv = try StepkitRunner.run(["steps", Self.fixture, "--format", "csv"]).standardOutput
-    let rows = try query(
-      path, "SELECT date, steps, distance_m, raw_steps, manual_steps FROM days ORDER BY date")
-    #expect(
-      ([["date", "steps", "distance_m", "raw_steps", "manual_steps"]] + rows).map {
-        $0.joined(separator: ",") + "\n"
-      }.joined() == csv)
-    // Each day is rounded on its own, so the sums may differ by half a step per day.
-    let gap = try query(
-      path,
-      "SELECT ABS((SELECT SUM(counted) FROM samples WHERE kind = 'steps') - (SELECT SUM(steps) FROM days))"
-        + " <= 0.5 * (SELECT COUNT(*) FROM days)")
-    #expect(gap == [["1"]])
-    #expect(try query(path, "SELECT COUNT(*) FROM sources") == [["4"]])
+    try withScratchDirectory { directory in
+      let fixture = StepkitRunner.fixtures.appendingPathComponent(Self.fixture).path
+      let result = try StepkitRunner.run(["sqlite", fixture, "out.db", "--quiet"], in: directory)
+      #expect(result.exitCode == 0)
+      let path = directory.appendingPathComponent("out.db").path
+      let csv = try StepkitRunner.run(["steps", Self.fixture, "--format", "csv"]).standardOutput
+      let rows = try query(
+        path, "SELECT date, steps, distance_m, raw_steps, manual_steps FROM days ORDER BY date")
+      #expect(
+        ([["date", "steps", "distance_m", "raw_steps", "manual_steps"]] + rows).map {
+          $0.joined(separator: ",") + "\n"
+        }.joined() == csv)
+      // Each day is rounded on its own, so the sums may differ by half a step per day.
+      let gap = try query(
+        path,
+        "SELECT ABS((SELECT SUM(counted) FROM samples WHERE kind = 'steps') - (SELECT SUM(steps) FROM days))"
+          + " <= 0.5 * (SELECT COUNT(*) FROM days)")
+      #expect(gap == [["1"]])
+      #expect(try query(path, "SELECT COUNT(*) FROM sources") == [["4"]])
+    }
   }
 }
