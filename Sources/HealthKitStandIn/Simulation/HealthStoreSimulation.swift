@@ -564,6 +564,9 @@ struct Unchecked<Value>: @unchecked Sendable {
 }
 
 /// Tells the first of several calls apart from the rest, from any thread.
+///
+/// StepKit's `OnceFlag` again, on purpose: the stand-in plays HealthKit, which
+/// StepKit is built on, so it cannot import StepKit.
 final class FirstCall: @unchecked Sendable {
   private let lock = NSLock()
   private var called = false
