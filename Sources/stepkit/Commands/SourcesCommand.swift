@@ -26,12 +26,6 @@ struct SourcesCommand: RowsCommand {
     `stepkit steps`; each row then starts with the export's id.
     """
 
-  static let arguments = ArgumentSpec(
-    options: CountingArguments.rangeOptions + CountingArguments.policyOptions + [.format]
-      + CountingArguments.cohortOptions,
-    flags: [.quiet],
-    positionals: [CountingArguments.exportsArgument])
-
   var settings: CountingArguments
   var format: OutputFormat
 

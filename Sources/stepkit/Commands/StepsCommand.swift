@@ -34,12 +34,6 @@ struct StepsCommand: RowsCommand {
     listed at the end, and makes the exit code 1; the others are printed.
     """
 
-  static let arguments = ArgumentSpec(
-    options: CountingArguments.rangeOptions + [.by] + CountingArguments.policyOptions + [.format]
-      + CountingArguments.cohortOptions,
-    flags: [.quiet],
-    positionals: [CountingArguments.exportsArgument])
-
   var settings: CountingArguments
   var format: OutputFormat
 

@@ -52,6 +52,17 @@ protocol RowsCommand: Subcommand {
 }
 
 extension RowsCommand {
+  /// The range, `--by` (unless the unit is fixed), the policy, `--format`,
+  /// the cohort options and `--quiet`, over one or more exports.
+  static var arguments: ArgumentSpec {
+    ArgumentSpec(
+      options: CountingArguments.rangeOptions + (fixedUnit == nil ? [.by] : [])
+        + CountingArguments.policyOptions
+        + [.format] + CountingArguments.cohortOptions,
+      flags: [.quiet],
+      positionals: [CountingArguments.exportsArgument])
+  }
+
   /// Reads the counting settings, then `--format` (a table on a terminal, csv otherwise).
   ///
   /// - Throws: ``UsageError`` for a bad value.
