@@ -171,19 +171,24 @@ rss_table=""
 if [ -n "$rss_sizes" ]; then
   rss_table="$work/rss.md"
   {
-    echo "### Peak memory as the file grows (\`stepkit steps\`, export.xml)"
+    echo "### Peak memory as the file grows (\`stepkit steps\`)"
     echo
-    printf '| shape |'; for size in $rss_sizes; do printf ' %s MB |' "$((size / 1000000))"; done; echo
-    printf '|---|'; for _ in $rss_sizes; do printf -- '---:|'; done; echo
+    printf '| shape | input |'; for size in $rss_sizes; do printf ' %s MB |' "$((size / 1000000))"; done; echo
+    printf '|---|---|'; for _ in $rss_sizes; do printf -- '---:|'; done; echo
     for shape in $shapes; do
-      printf '| %s |' "$shape"
-      for size in $rss_sizes; do
-        file="$work/$shape-$size.xml"
-        [ -s "$file" ] || "$bin/export-generator" --shape "$shape" --target-bytes "$size" -o "$file" >&2
-        measure /dev/null "$bin/stepkit" steps "$file" --format csv --quiet
-        printf ' %s MiB |' "$(mib "$rss_kib")"
+      for input in xml zip; do
+        printf '| %s | export.%s |' "$shape" "$input"
+        for size in $rss_sizes; do
+          file="$work/$shape-$size.$input"
+          if [ ! -s "$file" ]; then
+            "$bin/export-generator" --shape "$shape" --target-bytes "$size" \
+              -o "$work/$shape-$size.xml" --zip "$work/$shape-$size.zip" >&2
+          fi
+          measure /dev/null "$bin/stepkit" steps "$file" --format csv --quiet
+          printf ' %s MiB |' "$(mib "$rss_kib")"
+        done
+        echo
       done
-      echo
     done
     echo
   } > "$rss_table"
