@@ -257,7 +257,13 @@ final class ExportWriter {
   private func prefix(
     type: String, source: GeneratedSource, unit: String, element: String = "Record"
   ) -> RecordPrefix {
-    var head = " <\(element) type=\"\(type)\" sourceName=\"\(source.name)\""
+    prefix(opening: " <\(element) type=\"\(type)\"", source: source, unit: unit)
+  }
+
+  /// `opening`, then ` sourceName="…" sourceVersion="…" device="…" unit="…" creationDate="`,
+  /// without `device` for a source that has none and without `unit` when it is empty.
+  private func prefix(opening: String, source: GeneratedSource, unit: String = "") -> RecordPrefix {
+    var head = opening + " sourceName=\"\(source.name)\""
     head += " sourceVersion=\"\(source.version(on: day.date))\""
     var tail = ""
     let deviceTail = source.deviceTail(on: day.date)
@@ -563,22 +569,14 @@ final class ExportWriter {
   private func writeWorkout(_ bout: Bout) {
     let offset = day.offset(at: bout.start)
     let end = bout.start + bout.duration
-    var text = " <Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" duration=\""
-    text += String(format: "%.4f", Double(bout.duration) / 60)
-    text += "\" durationUnit=\"min\" totalDistance=\""
-    text += String(format: "%.4f", Double(bout.steps) * 0.74 / 1000)
-    text += "\" totalDistanceUnit=\"km\" totalEnergyBurned=\""
-    text += String(format: "%.4f", Double(bout.steps) * 0.045)
-    text +=
-      "\" totalEnergyBurnedUnit=\"kcal\" sourceName=\"\(watch.name)\" sourceVersion=\"\(watch.version(on: day.date))\""
-    if let tail = watch.deviceTail(on: day.date) {
-      text += " device=\"&lt;&lt;HKDevice: "
-      sink.append(Array(text.utf8))
-      writeAddress()
-      text = tail + "\""
-    }
-    text += " creationDate=\""
-    sink.append(Array(text.utf8))
+    var opening = " <Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" duration=\""
+    opening += String(format: "%.4f", Double(bout.duration) / 60)
+    opening += "\" durationUnit=\"min\" totalDistance=\""
+    opening += String(format: "%.4f", Double(bout.steps) * 0.74 / 1000)
+    opening += "\" totalDistanceUnit=\"km\" totalEnergyBurned=\""
+    opening += String(format: "%.4f", Double(bout.steps) * 0.045)
+    opening += "\" totalEnergyBurnedUnit=\"kcal\""
+    write(prefix(opening: opening, source: watch))
     writeCreationAndSpan(creation: end + 5, start: bout.start, end: end, offset: offset)
     sink.append(
       "\">\n  <MetadataEntry key=\"HKIndoorWorkout\" value=\"0\"/>\n  <MetadataEntry key=\"HKTimeZone\" value=\""
