@@ -1,5 +1,10 @@
 /// Proleptic Gregorian dates as day numbers since 1970-01-01 (no Foundation in
 /// the hot path), and the export's `yyyy-MM-dd HH:mm:ss ±HHMM` text.
+///
+/// The same day arithmetic as StepKitCore's `LocalDate`, kept apart on purpose:
+/// the generator is the oracle the export reader is tested against and shares no
+/// code with it (it links no StepKit module), so a date bug in the library cannot
+/// hide by appearing on both sides of a test.
 struct CivilDate: Comparable {
   var year: Int
   var month: Int

@@ -1,24 +1,21 @@
 /// The internal DTD an export starts with (HealthKit export version 14), and
 /// the iOS 16 variant whose `VisionPrescription` attribute list lacks its `>`.
+///
+/// Written out the way Apple writes it, each element with its whole attribute
+/// list: the lists that repeat (`RightEye` and `LeftEye`; the sample attributes
+/// of `Record`, `Correlation`, `WorkoutRoute` and `Audiogram`) repeat on purpose,
+/// so the text compares with a real export's header line by line.
 enum ExportDTD {
   static func text(broken: Bool) -> String {
-    let visionPrescription =
-      broken
-      ? """
+    let visionPrescriptionAttributes = """
       <!ATTLIST VisionPrescription
         type              CDATA #REQUIRED
         dateIssued        CDATA #REQUIRED
         expirationDate    CDATA #IMPLIED
         brand             CDATA #IMPLIED
       """
-      : """
-      <!ATTLIST VisionPrescription
-        type              CDATA #REQUIRED
-        dateIssued        CDATA #REQUIRED
-        expirationDate    CDATA #IMPLIED
-        brand             CDATA #IMPLIED
-      >
-      """
+    // Export version 12 (iOS 16) leaves this one list unclosed.
+    let visionPrescription = visionPrescriptionAttributes + (broken ? "" : "\n>")
     return """
       <?xml version="1.0" encoding="UTF-8"?>
       <!DOCTYPE HealthData [

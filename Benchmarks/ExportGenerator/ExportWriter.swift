@@ -257,7 +257,13 @@ final class ExportWriter {
   private func prefix(
     type: String, source: GeneratedSource, unit: String, element: String = "Record"
   ) -> RecordPrefix {
-    var head = " <\(element) type=\"\(type)\" sourceName=\"\(source.name)\""
+    prefix(opening: " <\(element) type=\"\(type)\"", source: source, unit: unit)
+  }
+
+  /// `opening`, then ` sourceName="…" sourceVersion="…" device="…" unit="…" creationDate="`,
+  /// without `device` for a source that has none and without `unit` when it is empty.
+  private func prefix(opening: String, source: GeneratedSource, unit: String = "") -> RecordPrefix {
+    var head = opening + " sourceName=\"\(source.name)\""
     head += " sourceVersion=\"\(source.version(on: day.date))\""
     var tail = ""
     let deviceTail = source.deviceTail(on: day.date)
@@ -324,12 +330,22 @@ final class ExportWriter {
 
   /// `…" startDate="…" endDate="…" value="` after the creation date.
   private func writeDates(creation: Int, start: Int, end: Int, offset: Int) {
+    writeCreationAndSpan(creation: creation, start: start, end: end, offset: offset)
+    sink.append("\" value=\"")
+  }
+
+  /// `…" startDate="…" endDate="…` after `creationDate="`.
+  private func writeCreationAndSpan(creation: Int, start: Int, end: Int, offset: Int) {
     writeDate(creation, offset: offset)
     sink.append("\" startDate=\"")
+    writeSpan(start: start, end: end, offset: offset)
+  }
+
+  /// `…" endDate="…` after `startDate="`.
+  private func writeSpan(start: Int, end: Int, offset: Int) {
     writeDate(start, offset: offset)
     sink.append("\" endDate=\"")
     writeDate(end, offset: offset)
-    sink.append("\" value=\"")
   }
 
   private let offsetCache = OffsetCache()
@@ -541,11 +557,7 @@ final class ExportWriter {
     write(
       prefix(
         type: "HKCorrelationTypeIdentifierBloodPressure", source: scale, unit: "", element: "Correlation"))
-    writeDate(start + 40, offset: offset)
-    sink.append("\" startDate=\"")
-    writeDate(start, offset: offset)
-    sink.append("\" endDate=\"")
-    writeDate(start, offset: offset)
+    writeCreationAndSpan(creation: start + 40, start: start, end: start, offset: offset)
     sink.append("\">\n  <MetadataEntry key=\"Withings Link\" value=\"")
     sink.append(Array(link.utf8))
     sink.append("\"/>\n")
@@ -557,27 +569,15 @@ final class ExportWriter {
   private func writeWorkout(_ bout: Bout) {
     let offset = day.offset(at: bout.start)
     let end = bout.start + bout.duration
-    var text = " <Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" duration=\""
-    text += String(format: "%.4f", Double(bout.duration) / 60)
-    text += "\" durationUnit=\"min\" totalDistance=\""
-    text += String(format: "%.4f", Double(bout.steps) * 0.74 / 1000)
-    text += "\" totalDistanceUnit=\"km\" totalEnergyBurned=\""
-    text += String(format: "%.4f", Double(bout.steps) * 0.045)
-    text +=
-      "\" totalEnergyBurnedUnit=\"kcal\" sourceName=\"\(watch.name)\" sourceVersion=\"\(watch.version(on: day.date))\""
-    if let tail = watch.deviceTail(on: day.date) {
-      text += " device=\"&lt;&lt;HKDevice: "
-      sink.append(Array(text.utf8))
-      writeAddress()
-      text = tail + "\""
-    }
-    text += " creationDate=\""
-    sink.append(Array(text.utf8))
-    writeDate(end + 5, offset: offset)
-    sink.append("\" startDate=\"")
-    writeDate(bout.start, offset: offset)
-    sink.append("\" endDate=\"")
-    writeDate(end, offset: offset)
+    var opening = " <Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" duration=\""
+    opening += String(format: "%.4f", Double(bout.duration) / 60)
+    opening += "\" durationUnit=\"min\" totalDistance=\""
+    opening += String(format: "%.4f", Double(bout.steps) * 0.74 / 1000)
+    opening += "\" totalDistanceUnit=\"km\" totalEnergyBurned=\""
+    opening += String(format: "%.4f", Double(bout.steps) * 0.045)
+    opening += "\" totalEnergyBurnedUnit=\"kcal\""
+    write(prefix(opening: opening, source: watch))
+    writeCreationAndSpan(creation: end + 5, start: bout.start, end: end, offset: offset)
     sink.append(
       "\">\n  <MetadataEntry key=\"HKIndoorWorkout\" value=\"0\"/>\n  <MetadataEntry key=\"HKTimeZone\" value=\""
     )
@@ -590,32 +590,19 @@ final class ExportWriter {
     writeDate(bout.start, offset: offset)
     sink.append("\" duration=\"")
     sink.append(fixed: bout.duration * 100 / 60, decimals: 2)
-    sink.append(
-      "\" durationUnit=\"min\"/>\n  <WorkoutStatistics type=\"HKQuantityTypeIdentifierStepCount\" startDate=\""
-    )
-    writeDate(bout.start, offset: offset)
-    sink.append("\" endDate=\"")
-    writeDate(end, offset: offset)
-    sink.append("\" sum=\"")
-    sink.append(integer: bout.steps)
-    sink.append(
-      "\" unit=\"count\"/>\n  <WorkoutStatistics type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" startDate=\""
-    )
-    writeDate(bout.start, offset: offset)
-    sink.append("\" endDate=\"")
-    writeDate(end, offset: offset)
-    sink.append("\" sum=\"")
-    sink.append(fixed: bout.steps * 74, decimals: 5)
-    sink.append("\" unit=\"km\"/>\n  <WorkoutRoute sourceName=\"")
+    sink.append("\" durationUnit=\"min\"/>\n")
+    writeWorkoutStatistics(
+      "HKQuantityTypeIdentifierStepCount", bout: bout, offset: offset, sum: bout.steps, decimals: 0,
+      unit: "count")
+    writeWorkoutStatistics(
+      "HKQuantityTypeIdentifierDistanceWalkingRunning", bout: bout, offset: offset, sum: bout.steps * 74,
+      decimals: 5, unit: "km")
+    sink.append("  <WorkoutRoute sourceName=\"")
     sink.append(Array(watch.name.utf8))
     sink.append("\" sourceVersion=\"")
     sink.append(Array(watch.version(on: day.date).utf8))
     sink.append("\" creationDate=\"")
-    writeDate(end + 9, offset: offset)
-    sink.append("\" startDate=\"")
-    writeDate(bout.start, offset: offset)
-    sink.append("\" endDate=\"")
-    writeDate(end, offset: offset)
+    writeCreationAndSpan(creation: end + 9, start: bout.start, end: end, offset: offset)
     sink.append("\">\n   <FileReference path=\"/workout-routes/route_")
     sink.append(day.dateBytes)
     sink.append("_")
@@ -626,6 +613,22 @@ final class ExportWriter {
     sink.append(
       hour < 12
         ? "am.gpx\"/>\n  </WorkoutRoute>\n </Workout>\n" : "pm.gpx\"/>\n  </WorkoutRoute>\n </Workout>\n")
+  }
+
+  /// `  <WorkoutStatistics type="…" startDate="…" endDate="…" sum="…" unit="…"/>` over the
+  /// whole workout, the sum being `sum / 10^decimals`.
+  private func writeWorkoutStatistics(
+    _ type: StaticString, bout: Bout, offset: Int, sum: Int, decimals: Int, unit: StaticString
+  ) {
+    sink.append("  <WorkoutStatistics type=\"")
+    sink.append(type)
+    sink.append("\" startDate=\"")
+    writeSpan(start: bout.start, end: bout.start + bout.duration, offset: offset)
+    sink.append("\" sum=\"")
+    sink.append(fixed: sum, decimals: decimals)
+    sink.append("\" unit=\"")
+    sink.append(unit)
+    sink.append("\"/>\n")
   }
 
   private func writeActivitySummary(bouts: [Bout]) {

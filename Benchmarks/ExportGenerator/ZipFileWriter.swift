@@ -5,6 +5,9 @@ import Foundation
 /// bytes arrive, sizes and CRC in a data descriptor after each entry, ZIP64
 /// records whenever a size or offset needs them.
 final class ZipFileWriter {
+  /// What the central directory needs of a written entry. The same fields as
+  /// HealthExport's `ZipEntry`, kept apart on purpose: the generator checks the
+  /// reader and shares none of its code.
   private struct CentralRecord {
     var name: [UInt8]
     var flags: UInt16

@@ -107,6 +107,9 @@ enum ExportTestSupport {
 
   /// The iOS 16 (export version 12) internal subset: the ATTLIST of
   /// VisionPrescription lacks its closing `>`.
+  ///
+  /// Not the generator's `ExportDTD.text(broken: true)`: a trimmed subset with traps
+  /// Apple's text lacks (entity declarations, `]>` inside a quoted default value).
   static let brokenVersion12DTD = """
     <!DOCTYPE HealthData [
     <!-- HealthKit Export Version: 12 -->
