@@ -152,14 +152,6 @@ final class FileOutput: ByteOutput {
     }
   }
 
-  /// Writes at an absolute offset (patching headers).
-  func write(_ bytes: [UInt8], at offset: Int64) throws {
-    let result = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-    guard result == bytes.count else {
-      throw GeneratorError(description: "writing \(path) failed: \(String(cString: strerror(errno)))")
-    }
-  }
-
   func finish() throws {
     if descriptor != 1 { close(descriptor) }
   }
