@@ -2,7 +2,7 @@ import Foundation
 import StepKitCore
 import Testing
 
-@testable import HealthExport
+@_spi(Testing) @testable import HealthExport
 @testable import export_generator
 
 /// Everything one read produced, errors included, in a form tests can compare.
@@ -416,6 +416,52 @@ struct ParallelReadingTests {
         + "\n</HealthData>\n").utf8)
     #expect(ParallelTestSupport.sequential(dateless).invalid.count == 0)
     ParallelTestSupport.expectSameResults(dateless)
+  }
+
+  @Test(
+    "A malformed attribute in a record of another type: the same error however buffers and stretches fall")
+  func malformedAttributeAcrossBuffers() throws {
+    // Found by the differential fuzzer: a tag cut by a buffer's end was judged
+    // by the careful path, which checks every attribute, and a whole one by the
+    // fast path, which leaves attributes of uncounted types unchecked.
+    let xml =
+      "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n"
+      + " <ExportDate value=\"2024-03-01 09:00:00 +0800\"/>\n text\u{0B}here\n"
+      + " <Record type=\"HKSuantityTypeIdentifierStepCount\" sourceName=\"Tab\u{0B}Source\" unit=\u{01}\u{0}\u{0}\u{03}\"count\""
+      + " sDate=\"2024-02-29 08:10:00 +0800lav\"u e=\"8\"/>\n</HealthData>\n"
+    let data = Data(xml.utf8)
+    var outcomes: [FullOutcome] = []
+    for bufferBytes in [16, 100, 128, 150, 1 << 16] {
+      var log = SampleLog()
+      do {
+        let info = try ExportReader.readXML(
+          data, name: "export.xml", into: &log, threads: 1, chunkBytes: 0, bufferBytes: bufferBytes)
+        outcomes.append(
+          FullOutcome(
+            info: info, error: nil, samples: log.samples, sampleOrigins: [], origins: log.origins,
+            invalid: log.invalid))
+      } catch {
+        outcomes.append(
+          FullOutcome(
+            info: nil, error: HealthExportError(wrapping: error, path: "export.xml"), samples: [],
+            sampleOrigins: [], origins: [], invalid: InvalidSampleReport()))
+      }
+    }
+    #expect(Set(outcomes.map(\.description)).count == 1, "\(outcomes)")
+    ParallelTestSupport.expectSameResults(data, chunkSizes: [1, 20, 100])
+    for bufferBytes in [16, 128] {
+      var one = SampleLog()
+      var two = SampleLog()
+      let sequential = Result {
+        try ExportReader.readXML(
+          data, name: "x", into: &one, threads: 1, chunkBytes: 0, bufferBytes: bufferBytes)
+      }
+      let parallel = Result {
+        try ExportReader.readXML(
+          data, name: "x", into: &two, threads: 2, chunkBytes: 20, bufferBytes: bufferBytes)
+      }
+      #expect(String(describing: sequential) == String(describing: parallel))
+    }
   }
 
   @Test("Seams are found after a newline, before optional spaces and <Record ")

@@ -396,3 +396,27 @@ final class ChunkBoard: @unchecked Sendable {
     condition.unlock()
   }
 }
+
+extension ExportReader {
+  /// Reads `data` as export XML (never as a zip), front to back when
+  /// `threads` is 1, otherwise cut into stretches of about `chunkBytes` and
+  /// read on `threads` threads, however small the data.
+  ///
+  /// For differential tests and fuzzing: both ways must give the same
+  /// samples, counts, invalid-record report and error.
+  @_spi(Testing)
+  public static func readXML(
+    _ data: Data, name: String, into log: inout SampleLog, threads: Int, chunkBytes: Int,
+    bufferBytes: Int = 1 << 16
+  ) throws -> ExportInfo {
+    guard threads > 1 else {
+      return try read(
+        source: MemoryChunkSource(data, displayName: name), into: &log, bufferBytes: bufferBytes)
+    }
+    let settings = ParallelExportReader.Settings(
+      threads: threads, chunkBytes: chunkBytes, headerBytes: chunkBytes, minimumBytes: 0,
+      bufferBytes: bufferBytes)
+    return try ParallelExportReader.read(
+      MemoryByteSource(data, displayName: name), into: &log, settings: settings)
+  }
+}

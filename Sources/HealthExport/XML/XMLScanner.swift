@@ -317,10 +317,14 @@ struct XMLScanner: ~Copyable {
       throw malformed(at: i, "unexpected character in the name of a tag")
     }
     // Fast path: the next `>` ends the tag when no quote or `<` makes it doubtful.
+    // Without a `>` the tag is not all here: wait for it, so that which path
+    // judges a tag (and so which errors are found) never depends on where a
+    // buffer happens to end.
+    guard let gt = ByteScanning.find(ASCII.greaterThan, in: buffer, from: afterName, to: end) else {
+      return .needMore
+    }
     var close: Int
-    if let gt = ByteScanning.find(ASCII.greaterThan, in: buffer, from: afterName, to: end),
-      ByteScanning.isPlainTagBody(buffer + afterName, gt - afterName)
-    {
+    if ByteScanning.isPlainTagBody(buffer + afterName, gt - afterName) {
       close = gt
     } else {
       switch try scanAttributesCarefully(from: afterName) {
