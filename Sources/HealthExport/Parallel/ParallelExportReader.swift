@@ -40,13 +40,14 @@ enum ParallelExportReader {
 
     /// The settings for a file of `byteCount` bytes on `threads` threads:
     /// stretches of 16 MiB, smaller for a small file so that there are at
-    /// least four per thread, and never below 1 MiB.
+    /// least four per thread, and never below 1 MiB; a 1 MiB read buffer per
+    /// thread (larger reads gain nothing, and every thread holds one).
     static func automatic(threads: Int, byteCount: Int64) -> Settings {
       let perThread = Int(clamping: byteCount / Int64(max(threads, 1) * 4))
       let chunk = min(16 << 20, max(1 << 20, perThread))
       return Settings(
         threads: threads, chunkBytes: chunk, headerBytes: min(chunk, 1 << 20), minimumBytes: 4 << 20,
-        bufferBytes: min(XMLScanner.defaultBufferBytes, chunk))
+        bufferBytes: 1 << 20)
     }
   }
 
@@ -98,7 +99,7 @@ enum ParallelExportReader {
     var state = MergedState(info: header.info, linesBefore: header.lines)
     let context = header.context
 
-    let board = ChunkBoard(count: seams.count, window: 2 * settings.threads)
+    let board = ChunkBoard(count: seams.count, window: settings.threads + 1)
     var workers: [ProducerThread] = []
     for _ in 0..<min(settings.threads, seams.count - 1) {
       let job = Job(file: file, seams: seams, context: context, settings: settings, board: board)
