@@ -9,6 +9,7 @@ import PackageDescription
 let fuzzTargets: [(name: String, product: String)] = [
   ("FuzzZip", "HealthExport"),
   ("FuzzXML", "HealthExport"),
+  ("FuzzParallel", "HealthExport"),
 ]
 
 let package = Package(

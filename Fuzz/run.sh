@@ -5,7 +5,7 @@
 #
 # Seeds come from corpus/<name>/ (FuzzZip -> corpus/zip); FuzzXML also starts
 # from the real exports the tests use, stored once in
-# ../Tests/HealthExportTests/Fixtures. Inputs libFuzzer finds go to work/<name>/
+# ../Tests/HealthExportTests/Fixtures, and FuzzParallel from both. Inputs libFuzzer finds go to work/<name>/
 # and crashes to artifacts/<TARGET>/ (both git-ignored).
 # FUZZ_SCRATCH sets the build directory (default .build-fuzz), so several
 # people can fuzz from one checkout.
@@ -26,6 +26,7 @@ swift build -c release --scratch-path "$SCRATCH" --product "$TARGET" --toolset "
 
 SEEDS="corpus/$NAME"
 if [ "$NAME" = xml ]; then SEEDS="$SEEDS ../Tests/HealthExportTests/Fixtures"; fi
+if [ "$NAME" = parallel ]; then SEEDS="$SEEDS corpus/xml ../Tests/HealthExportTests/Fixtures"; fi
 
 mkdir -p "corpus/$NAME" "work/$NAME" "artifacts/$TARGET"
 # shellcheck disable=SC2086 # SEEDS is a list of folders without spaces.

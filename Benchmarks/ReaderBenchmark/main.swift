@@ -1,12 +1,13 @@
 // Reads an Apple Health export, tallies daily steps, and prints throughput and memory.
 //
 //   swift build -c release --product reader-benchmark
-//   reader-benchmark export.xml|export.zip [--daily FILE]
+//   reader-benchmark export.xml|export.zip [--daily FILE] [--threads N]
 //
 // Prints one `key=value` line that Benchmarks/run-benchmarks.sh parses:
 // seconds (end to end: open + read + tally), MB/s of XML, records/s and peak RSS.
 // `--check` adds a checksum (raw steps summed per local start date, what the peer
 // scripts print too); `--daily FILE` also writes those sums as `date,steps` lines.
+// `--threads N` sets how many threads scan an export.xml (default: one per core).
 import BenchmarkSupport
 import Foundation
 import HealthExport
@@ -18,9 +19,13 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 var dailyPath: String?
 var inputPath: String?
 var check = false
+var threads = ExportReader.defaultThreadCount
 while let argument = arguments.first {
   arguments.removeFirst()
-  if argument == "--daily", let path = arguments.first {
+  if argument == "--threads", let text = arguments.first, let value = Int(text), value > 0 {
+    threads = value
+    arguments.removeFirst()
+  } else if argument == "--daily", let path = arguments.first {
     dailyPath = path
     check = true
     arguments.removeFirst()
@@ -32,7 +37,7 @@ while let argument = arguments.first {
 }
 guard let inputPath else {
   FileHandle.standardError.write(
-    Data("usage: reader-benchmark export.xml|export.zip [--check] [--daily FILE]\n".utf8))
+    Data("usage: reader-benchmark export.xml|export.zip [--check] [--daily FILE] [--threads N]\n".utf8))
   exit(2)
 }
 
@@ -40,7 +45,7 @@ let started = now()
 var log = SampleLog()
 let info: ExportInfo
 do {
-  info = try ExportReader.read(.path(inputPath), into: &log)
+  info = try ExportReader.read(.path(inputPath), into: &log, threads: threads)
 } catch {
   FileHandle.standardError.write(Data("reader-benchmark: \(error.localizedDescription)\n".utf8))
   exit(1)
@@ -78,5 +83,6 @@ print(
     + " samples=\(log.count) invalid=\(log.invalid.count) tally_days=\(tally.buckets.count)"
     + " counted_steps=\(roundedForOutput(countedSteps))"
     + (check ? " days=\(daily.count) raw_steps=\(roundedForOutput(rawTotal))" : "")
+    + " threads=\(threads)"
     + " peak_rss_bytes=\(peakResidentBytes()) bytes_per_sample_budget=\(32 << 20 + 48 * log.count)"
     + " entry=\(info.xmlEntryName ?? "-")")

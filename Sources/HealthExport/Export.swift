@@ -48,9 +48,47 @@ public enum ExportReader {
     _ input: ExportInput, into log: inout SampleLog,
     progress: (@Sendable (ExportProgress) -> Void)? = nil
   ) throws -> ExportInfo {
+    try read(input, into: &log, threads: defaultThreadCount, progress: progress)
+  }
+
+  /// Reads the export as ``read(_:into:progress:)`` does, scanning an
+  /// unpacked `export.xml` on up to `threads` threads.
+  ///
+  /// With more than one thread, a regular `export.xml` file of a few MiB or
+  /// more is cut into stretches that start at a record, scanned on that many
+  /// threads at once and joined in file order. Every seam is verified (the
+  /// stretch before it must have ended exactly there, between two top-level
+  /// elements), and anything doubtful is read front to back instead, so the
+  /// samples, the counts, the invalid-record report and any error (with its
+  /// line and column) are the same as with one thread. A zip entry, standard
+  /// input, bytes in memory and small files are always read on one thread
+  /// (a zip entry's inflation runs on a thread of its own).
+  ///
+  /// - Parameters:
+  ///   - input: The file, standard input, or bytes to read.
+  ///   - log: Receives the samples and the invalid-record report.
+  ///   - threads: How many threads may scan an `export.xml`; 1 reads it front
+  ///     to back on the calling thread. ``defaultThreadCount`` is what
+  ///     ``read(_:into:progress:)`` uses.
+  ///   - progress: Called with the bytes read so far, at most about ten times
+  ///     a second and once at the end, on the calling thread.
+  /// - Returns: What the export says about itself and what was found in it.
+  /// - Throws: ``HealthExportError``, as ``read(_:into:progress:)`` does.
+  public static func read(
+    _ input: ExportInput, into log: inout SampleLog, threads: Int,
+    progress: (@Sendable (ExportProgress) -> Void)? = nil
+  ) throws -> ExportInfo {
     let opened = try open(input)
+    if threads > 1, let file = opened.file {
+      let settings = ParallelExportReader.Settings.automatic(threads: threads, byteCount: file.byteCount)
+      return try ParallelExportReader.read(file, into: &log, settings: settings, progress: progress)
+    }
     return try read(source: opened.source, entryName: opened.entryName, into: &log, progress: progress)
   }
+
+  /// How many threads ``read(_:into:progress:)`` scans an `export.xml` on:
+  /// one per processor the process may use.
+  public static var defaultThreadCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 
   /// Calls `body` with every top-level `<Record>` of the given types, in file
   /// order, with its attributes and metadata decoded.
@@ -101,7 +139,7 @@ public enum ExportReader {
 
   /// About the fewest bytes a step or distance record with its dates takes
   /// in an export (no device, a one-letter source name).
-  private static let bytesPerSmallestSample: Int64 = 192
+  static let bytesPerSmallestSample: Int64 = 192
 
   /// Opens `input` and names the zip entry it reads, if any.
   ///
@@ -136,7 +174,7 @@ public enum ExportReader {
     switch classify(head[...], name: path) {
     case .zip: return try openZip(ZipArchive(source: file))
     case .notAZip: throw HealthExportError.notAZip(path: path)
-    case .xml: return Opened(source: SequentialFileSource(file))
+    case .xml: return Opened(source: SequentialFileSource(file), file: file)
     }
   }
 
@@ -163,6 +201,8 @@ public enum ExportReader {
   private struct Opened {
     var source: any ByteChunkSource
     var entryName: String?
+    /// The file itself, when it is a regular file of XML (which may be read in parallel).
+    var file: FileByteSource?
   }
 
   /// Decides by content; the name only picks the error for unreadable bytes.

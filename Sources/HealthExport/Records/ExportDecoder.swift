@@ -22,6 +22,25 @@ struct ExportDecoder: ~Copyable {
   enum Event {
     case record(ExportRecord)
     case finished
+    /// The end of a range that stops at a seam; `clean` when the scan ended
+    /// there at top level with no record unfinished, and nothing met that a
+    /// speculative decoder may not decide alone.
+    case seam(clean: Bool)
+  }
+
+  /// How a decoder that starts part way through an export picks up.
+  struct Resumption: Sendable {
+    /// Where the scanner starts.
+    var scan: XMLScanner.ResumePoint
+    /// What the export said about itself before that point, and the counts so
+    /// far (all zero for a stretch counted on its own).
+    var info: ExportInfo
+    /// The export date, in milliseconds since 1970, when it was read.
+    var exportedAtMs: Int64?
+    /// Whether the state before this point is assumed rather than known: an
+    /// `<ExportDate>`, `<Me>` or a second root then ends the range unclean,
+    /// since they change what the stretches after them decode.
+    var speculative: Bool
   }
 
   private var scanner: XMLScanner
@@ -54,6 +73,14 @@ struct ExportDecoder: ~Copyable {
   private var exportedAtMs: Int64?
   private var pendingSample: PendingSample?
   private var pendingRecord: ExportRecord?
+  /// Set by a speculative decoder that met what it may not decide alone.
+  private var doubtful = false
+  private var speculative = false
+
+  /// The export date, in milliseconds since 1970, once read and parsed.
+  var exportDateMilliseconds: Int64? { exportedAtMs }
+  /// The scanner's position and counts (see ``XMLScanner/resumePoint``).
+  var scannerResumePoint: XMLScanner.ResumePoint { scanner.resumePoint }
 
   init(
     source: any ByteChunkSource, mode: Mode, xmlEntryName: String? = nil,
@@ -65,6 +92,30 @@ struct ExportDecoder: ~Copyable {
     self.mode = mode
     info = ExportInfo(fileName: source.displayName, xmlEntryName: xmlEntryName)
     self.progress = progress
+  }
+
+  /// A decoder for `source`, a stretch of an export: it starts at
+  /// `resumption`, and with `stopsAtSeam` it reports the stretch's end as
+  /// ``Event/seam(clean:)`` instead of checking it as the end of the XML.
+  init(
+    source: any ByteChunkSource, resuming resumption: Resumption?, stopsAtSeam: Bool,
+    bufferBytes: Int = XMLScanner.defaultBufferBytes,
+    progress: (@Sendable (ExportProgress) -> Void)? = nil
+  ) {
+    self.init(source: source, mode: .samples, bufferBytes: bufferBytes, progress: progress)
+    scanner.stopsAtSeam = stopsAtSeam
+    if let resumption {
+      scanner.resume(at: resumption.scan)
+      info = resumption.info
+      exportedAtMs = resumption.exportedAtMs
+      speculative = resumption.speculative
+    }
+  }
+
+  /// Lets a decoder that returned ``Event/seam(clean:)`` read on, once its
+  /// source has been given more bytes (see ``XMLScanner/readPastRangeEnd(stopsAtSeam:)``).
+  mutating func readPastRangeEnd(stopsAtSeam: Bool) {
+    scanner.readPastRangeEnd(stopsAtSeam: stopsAtSeam)
   }
 
   /// Reads on until a record to hand out (``Mode/records``) or the end.
@@ -93,7 +144,13 @@ struct ExportDecoder: ~Copyable {
         info.xmlByteCount = scanner.bytesRead
         if progress != nil { reportProgress(final: true) }
         return .finished
+      case .endOfRange(let atTopLevel):
+        info.skippedControlCharacters = scanner.controlCharacters
+        info.exportVersion = scanner.exportVersion
+        info.xmlByteCount = scanner.bytesRead
+        return .seam(clean: atTopLevel && pendingSample == nil && pendingRecord == nil)
       }
+      if doubtful { return .seam(clean: false) }
     }
   }
 
@@ -115,8 +172,10 @@ struct ExportDecoder: ~Copyable {
         }
       }
       if scanner.nameIs("ExportDate") {
+        if speculative { doubtful = true }
         try exportDate()
       } else if scanner.nameIs("Me") {
+        if speculative { doubtful = true }
         try me()
       }
       return nil
@@ -130,6 +189,7 @@ struct ExportDecoder: ~Copyable {
       return nil
     }
     if parents == 0 {
+      if speculative { doubtful = true }
       guard scanner.nameIs("HealthData") else {
         throw HealthExportError.notAHealthExport(file: scanner.fileName)
       }

@@ -8,6 +8,10 @@ enum XMLToken {
   case endTag
   /// The input ended after the root element was closed.
   case endOfInput
+  /// A scanner that ``XMLScanner/stopsAtSeam`` reached the end of its range;
+  /// `atTopLevel` when it ended there inside the root element only, with no
+  /// markup unfinished.
+  case endOfRange(atTopLevel: Bool)
 }
 
 /// A streaming, byte-level XML scanner with bounded memory.
@@ -95,6 +99,27 @@ struct XMLScanner: ~Copyable {
   private(set) var bytesRead: Int64 = 0
   /// How many times the buffer was refilled (for progress checks).
   private(set) var refills = 0
+  /// Whether the source ends at a seam between two stretches of the XML
+  /// rather than at its end: the end is then reported as
+  /// ``XMLToken/endOfRange(atTopLevel:)`` instead of being checked.
+  var stopsAtSeam = false
+
+  /// Where a scanner that starts part way through an export picks up: just
+  /// after a newline, inside the root element only, outside any markup.
+  struct ResumePoint: Sendable {
+    /// The stream offset of the first byte the source delivers.
+    var byteOffset: Int64
+    /// Newlines before it (its line is `linesBefore + 1`).
+    var linesBefore: Int
+    /// Stray control characters counted before it.
+    var controlCharactersBefore: Int
+    /// The root element's name.
+    var rootName: [UInt8]
+    /// Whether a DOCTYPE declaration came before the root.
+    var doctypeSeen: Bool
+    /// The export version found before the root.
+    var exportVersion: Int?
+  }
 
   /// Creates a scanner reading `source`.
   ///
@@ -134,6 +159,57 @@ struct XMLScanner: ~Copyable {
   /// The total the source expects to deliver, when known.
   var expectedByteCount: Int64? { source.expectedByteCount }
 
+  /// Newlines counted so far: all of them once the input or range is done.
+  var linesCounted: Int { linesBeforeCounted }
+
+  /// What a scanner resuming right where this one stopped would need, given
+  /// that it stopped at top level (``XMLToken/endOfRange(atTopLevel:)``).
+  var resumePoint: ResumePoint {
+    let rootLength = depth > 0 ? stackEnds[0] : 0
+    return ResumePoint(
+      byteOffset: bytesRead, linesBefore: linesBeforeCounted, controlCharactersBefore: controlCharacters,
+      rootName: Array(UnsafeBufferPointer(start: stackBytes, count: rootLength)), doctypeSeen: doctypeSeen,
+      exportVersion: exportVersion)
+  }
+
+  /// Lets a scanner that reported ``XMLToken/endOfRange(atTopLevel:)`` read
+  /// on, once its source has been given more bytes: the scan continues where
+  /// it stopped, an unfinished token included.
+  mutating func readPastRangeEnd(stopsAtSeam: Bool) {
+    atEndOfSource = false
+    self.stopsAtSeam = stopsAtSeam
+  }
+
+  /// Starts the scan at `point` instead of at the start of the XML: the
+  /// source's first byte is then taken to be `point.byteOffset`, inside the
+  /// root element. Call it before the first ``next()``.
+  mutating func resume(at point: ResumePoint) {
+    precondition(!started && bytesRead == 0, "resume(at:) comes before the scan")
+    started = true
+    rootSeen = true
+    doctypeSeen = point.doctypeSeen
+    exportVersion = point.exportVersion
+    bufferOffset = point.byteOffset
+    bytesRead = point.byteOffset
+    lineStartBeforeCounted = point.byteOffset
+    lineStartBeforeBuffer = point.byteOffset
+    linesBeforeCounted = point.linesBefore
+    controlCharacters = point.controlCharactersBefore
+    point.rootName.withUnsafeBufferPointer { name in
+      if let base = name.baseAddress, stackBytesCapacity >= name.count {
+        stackBytes.update(from: base, count: name.count)
+      } else if let base = name.baseAddress {
+        stackBytes.deallocate()
+        stackBytes = .allocate(capacity: name.count)
+        stackBytesCapacity = name.count
+        stackBytes.update(from: base, count: name.count)
+      }
+    }
+    stackByteCount = point.rootName.count
+    stackEnds[0] = stackByteCount
+    depth = 1
+  }
+
   // MARK: - Tokens
 
   /// Scans to the next start or end tag.
@@ -157,6 +233,7 @@ struct XMLScanner: ~Copyable {
       switch try scanMarkup(at: lt) {
       case .needMore:
         if try !refill(keeping: lt) {
+          if stopsAtSeam { return .endOfRange(atTopLevel: false) }
           throw truncatedError()
         }
       case .skipped:
@@ -182,6 +259,7 @@ struct XMLScanner: ~Copyable {
 
   private mutating func finish() throws -> XMLToken {
     advanceCount(to: end)
+    if stopsAtSeam { return .endOfRange(atTopLevel: depth == 1) }
     if depth > 0 { throw truncatedError() }
     guard rootSeen else { throw HealthExportError.notAHealthExport(file: fileName) }
     return .endOfInput
@@ -239,10 +317,14 @@ struct XMLScanner: ~Copyable {
       throw malformed(at: i, "unexpected character in the name of a tag")
     }
     // Fast path: the next `>` ends the tag when no quote or `<` makes it doubtful.
+    // Without a `>` the tag is not all here: wait for it, so that which path
+    // judges a tag (and so which errors are found) never depends on where a
+    // buffer happens to end.
+    guard let gt = ByteScanning.find(ASCII.greaterThan, in: buffer, from: afterName, to: end) else {
+      return .needMore
+    }
     var close: Int
-    if let gt = ByteScanning.find(ASCII.greaterThan, in: buffer, from: afterName, to: end),
-      ByteScanning.isPlainTagBody(buffer + afterName, gt - afterName)
-    {
+    if ByteScanning.isPlainTagBody(buffer + afterName, gt - afterName) {
       close = gt
     } else {
       switch try scanAttributesCarefully(from: afterName) {

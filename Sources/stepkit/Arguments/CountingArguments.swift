@@ -16,7 +16,8 @@ struct CountingArguments: Sendable {
   var counting: CountingOptions
   /// The exports to read, as given: paths, folders of exports, or `-` for standard input.
   var exports: [String]
-  /// How many exports are read at once (`--jobs`).
+  /// How many exports are read at once, or for one export.xml, how many
+  /// threads scan it (`--jobs`).
   var jobs: Int
   /// Where a cohort's export ids come from (`--id-from`).
   var idRule: ExportIDRule

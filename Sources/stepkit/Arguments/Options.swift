@@ -31,7 +31,9 @@ extension ArgumentSpec.Option {
   /// `--jobs N`.
   static let jobs = Self(
     "jobs", short: "j", value: "N",
-    help: "With several exports, how many to read at once (default: one per core).")
+    help:
+      "With several exports, how many to read at once; with one export.xml, how many cores scan it"
+      + " (default: one per core).")
   /// `--id-from name|parent`.
   static let idFrom = Self(
     "id-from", value: "name|parent",

@@ -137,8 +137,9 @@ enum Cohort {
         progress.started(index, id: member.id)
         defer { progress.stopped(index) }
         do throws(CommandError) {
+          // The exports are read in parallel already: each on one thread.
           let (log, info) = try ExportLoading.read(
-            member.path,
+            member.path, threads: 1,
             progress: { report in
               progress.update(index, bytesRead: report.bytesRead, totalBytes: report.totalBytes)
             })

@@ -13,17 +13,20 @@ enum ExportLoading {
   ///
   /// - Parameters:
   ///   - argument: A path, or `-` for standard input.
+  ///   - threads: How many threads may scan an export.xml (`--jobs`).
   ///   - quiet: No progress bar and no note about quirks.
   ///   - console: Where the progress bar and the notes go.
   /// - Returns: The samples and what the export says about itself.
   /// - Throws: ``CommandError/export(_:)``.
-  static func load(_ argument: String, quiet: Bool, console: Console) throws(CommandError) -> (
+  static func load(
+    _ argument: String, threads: Int = ExportReader.defaultThreadCount, quiet: Bool, console: Console
+  ) throws(CommandError) -> (
     SampleLog, ExportInfo
   ) {
     let bar: ProgressBar? = quiet || !console.errorIsTerminal ? nil : ProgressBar(write: console.error)
     defer { bar?.finish() }
     let (log, info) = try read(
-      argument,
+      argument, threads: threads,
       progress: bar.map { bar in
         { @Sendable report in bar.update(bytesRead: report.bytesRead, totalBytes: report.totalBytes) }
       })
@@ -39,17 +42,19 @@ enum ExportLoading {
   static func count(_ settings: CountingArguments, console: Console) throws(CommandError) -> (
     log: SampleLog, tally: Tally
   ) {
-    let (log, _) = try load(settings.export, quiet: settings.quiet, console: console)
+    let (log, _) = try load(settings.export, threads: settings.jobs, quiet: settings.quiet, console: console)
     let tally = log.tally(settings.counting)
     if !settings.quiet, let note = invalidNote(tally.invalid) { console.error(note) }
     return (log, tally)
   }
 
-  /// Reads `argument`'s export, reporting progress to `progress`.
+  /// Reads `argument`'s export on up to `threads` threads, reporting progress to `progress`.
   ///
   /// - Throws: ``CommandError/export(_:)``, also when the export has step or
   ///   distance records and every one of them is invalid.
-  static func read(_ argument: String, progress: (@Sendable (ExportProgress) -> Void)?) throws(CommandError)
+  static func read(
+    _ argument: String, threads: Int, progress: (@Sendable (ExportProgress) -> Void)?
+  ) throws(CommandError)
     -> (
       SampleLog, ExportInfo
     )
@@ -57,7 +62,7 @@ enum ExportLoading {
     var log = SampleLog()
     let info: ExportInfo
     do {
-      info = try ExportReader.read(input(for: argument), into: &log, progress: progress)
+      info = try ExportReader.read(input(for: argument), into: &log, threads: threads, progress: progress)
     } catch let error as HealthExportError {
       throw .export(error)
     } catch {

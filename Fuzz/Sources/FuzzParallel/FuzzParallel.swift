@@ -1,0 +1,46 @@
+import Foundation
+@_spi(Testing) import HealthExport
+import StepKitCore
+
+/// Reads one input as export XML front to back and again cut into small
+/// stretches on several threads (the stretch size taken from the input, so
+/// that seams land everywhere), and checks that both reads agree: the same
+/// samples, origins, counts, invalid-record report, or the same error at the
+/// same line and column. Any difference is a finding.
+func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+  guard let data else { return 0 }
+  let bytes = Data(bytes: data, count: size)
+  var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+  for byte in bytes.prefix(256) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+  let expected = outcome(of: bytes, threads: 1, chunkBytes: 0)
+  for (threads, chunkBytes) in [(2, Int(hash % 97) + 1), (3, Int((hash >> 8) % 1024) + 1)] {
+    let got = outcome(of: bytes, threads: threads, chunkBytes: chunkBytes)
+    if got != expected {
+      fatalError("\(threads) threads, stretches of \(chunkBytes) bytes: \(got)\none thread: \(expected)")
+    }
+  }
+  return 0
+}
+
+/// What one read gave; the samples read before an error are not compared.
+private struct Outcome: Equatable {
+  var info: ExportInfo?
+  var error: String?
+  var samples: [Sample] = []
+  var origins: [Origin] = []
+  var sampleOrigins: [OriginID] = []
+  var invalid = InvalidSampleReport()
+}
+
+private func outcome(of bytes: Data, threads: Int, chunkBytes: Int) -> Outcome {
+  var log = SampleLog()
+  do {
+    let info = try ExportReader.readXML(
+      bytes, name: "fuzz.xml", into: &log, threads: threads, chunkBytes: chunkBytes, bufferBytes: 256)
+    return Outcome(
+      info: info, error: nil, samples: log.samples, origins: log.origins,
+      sampleOrigins: (0..<log.count).map(log.originOfSample(at:)), invalid: log.invalid)
+  } catch {
+    return Outcome(info: nil, error: String(describing: error))
+  }
+}

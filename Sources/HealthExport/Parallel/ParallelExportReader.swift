@@ -1,0 +1,423 @@
+import Foundation
+import StepKitCore
+
+/// Reads a regular export.xml on several threads, with the results of
+/// reading it front to back on one.
+///
+/// The file is cut at candidate seams (``SeamFinder``) into a short header
+/// stretch and stretches of ``Settings/chunkBytes``. The header (XML
+/// declaration, DTD, `<HealthData>`, `<ExportDate>`, `<Me>`) is scanned
+/// first, on the calling thread; the other stretches are then handed out in
+/// file order to worker threads, each reading its own byte range, and each
+/// is scanned *speculatively*: as if it began inside `<HealthData>` at top
+/// level, with the export date the header gave, into a ``SampleLog`` of its
+/// own, counting lines from its own start.
+///
+/// The calling thread takes the results in file order as they complete. A
+/// stretch's guess is right when the stretch before it (itself right) ended
+/// exactly at the seam at top level, with no record unfinished: then the
+/// stretch scanned exactly as the front-to-back scan would have, and its log
+/// is appended (``SampleLog/append(contentsOf:relocatingInvalid:)``, with its
+/// lines moved down by the lines before it). The first stretch that is
+/// doubtful (its seam not verified, an error, an `<ExportDate>` or `<Me>` met
+/// in it, or too many origins to merge safely) stops the workers, and the
+/// rest of the file from that stretch's seam on is read sequentially, from
+/// the exact state there: so an error is the one, at the place, that the
+/// sequential reader reports.
+enum ParallelExportReader {
+  /// How the file is cut and read.
+  struct Settings: Sendable {
+    /// Threads that scan stretches (the calling thread merges).
+    var threads: Int
+    /// The size of a stretch (the last one runs to the end of the file).
+    var chunkBytes: Int
+    /// Where the first seam is looked for: the header stretch is read alone first.
+    var headerBytes: Int
+    /// Files smaller than this are read sequentially.
+    var minimumBytes: Int
+    /// Each scanning thread's read buffer.
+    var bufferBytes: Int
+
+    /// The settings for a file of `byteCount` bytes on `threads` threads:
+    /// stretches of 16 MiB, smaller for a small file so that there are at
+    /// least four per thread, and never below 1 MiB; a 1 MiB read buffer per
+    /// thread (larger reads gain nothing, and every thread holds one).
+    static func automatic(threads: Int, byteCount: Int64) -> Settings {
+      let perThread = Int(clamping: byteCount / Int64(max(threads, 1) * 4))
+      let chunk = min(16 << 20, max(1 << 20, perThread))
+      return Settings(
+        threads: threads, chunkBytes: chunk, headerBytes: min(chunk, 1 << 20), minimumBytes: 4 << 20,
+        bufferBytes: 1 << 20)
+    }
+  }
+
+  /// How a read went, for tests and measurements.
+  struct Run: Sendable, Equatable {
+    /// The stretches the file was cut into (0 when it was read front to back from the start).
+    var stretches = 0
+    /// How many of them, the header included, were merged as scanned in parallel.
+    var merged = 0
+    /// How many times a doubtful stretch was read again front to back, from its verified seam on.
+    var repairs = 0
+    /// How many stretches those repairs covered.
+    var repairedStretches = 0
+  }
+
+  /// Reads `file` as export XML into `log` (see the type's description).
+  static func read(
+    _ file: any RandomAccessByteSource, entryName: String? = nil, into log: inout SampleLog,
+    settings: Settings, progress: (@Sendable (ExportProgress) -> Void)? = nil
+  ) throws -> ExportInfo {
+    var run = Run()
+    return try read(file, entryName: entryName, into: &log, settings: settings, progress: progress, run: &run)
+  }
+
+  /// Reads `file` as export XML into `log`, telling in `run` how it went.
+  static func read(
+    _ file: any RandomAccessByteSource, entryName: String? = nil, into log: inout SampleLog,
+    settings: Settings, progress: (@Sendable (ExportProgress) -> Void)? = nil, run: inout Run
+  ) throws -> ExportInfo {
+    run = Run()
+    let size = file.byteCount
+    guard settings.threads > 1, size >= Int64(settings.minimumBytes) else {
+      return try sequential(file, entryName: entryName, into: &log, settings: settings, progress: progress)
+    }
+    let seams =
+      [Int64(0)]
+      + (try SeamFinder.seams(in: file, headerBytes: settings.headerBytes, chunkBytes: settings.chunkBytes))
+    guard seams.count > 1,
+      let header = scanHeader(file, entryName: entryName, to: seams[1], settings: settings)
+    else {
+      return try sequential(file, entryName: entryName, into: &log, settings: settings, progress: progress)
+    }
+    run.stretches = seams.count
+    run.merged = 1
+
+    // Room for as many samples as the file can hold, as the sequential reader reserves.
+    log.reserveCapacity(log.count + Int(clamping: size / ExportReader.bytesPerSmallestSample))
+    log.append(contentsOf: header.log)
+    var state = MergedState(info: header.info, linesBefore: header.lines)
+    let context = header.context
+
+    let board = ChunkBoard(count: seams.count, window: settings.threads + 1)
+    var workers: [ProducerThread] = []
+    for _ in 0..<min(settings.threads, seams.count - 1) {
+      let job = Job(file: file, seams: seams, context: context, settings: settings, board: board)
+      guard let worker = ProducerThread({ job.run() }) else { break }
+      workers.append(worker)
+    }
+    defer {
+      board.cancel()
+      for worker in workers { worker.join() }
+    }
+    if workers.isEmpty { board.cancel() }
+
+    var lastProgress: UInt64 = 0
+    // The true state at `seams[index]` is known: top level, nothing unfinished.
+    var index = 1
+    while index < seams.count {
+      let chunk = workers.isEmpty ? nil : board.result(index)
+      // Merging must not run out of origin identifiers: the sequential reader
+      // reports the record that would have; a repair does too.
+      if let chunk, chunk.verified, log.origins.count + chunk.log.origins.count <= Int(UInt16.max) + 1 {
+        let shift = state.linesBefore
+        log.append(contentsOf: chunk.log) { location in
+          var moved = location
+          moved.line = location.line.map { $0 + shift }
+          return moved
+        }
+        state.add(chunk)
+        run.merged += 1
+        index += 1
+      } else {
+        let (repaired, reportedEnd) = try repair(
+          file, seams: seams, from: index, context: context, state: &state, into: &log, board: board,
+          workers: !workers.isEmpty, progress: progress)
+        run.repairs += 1
+        run.repairedStretches += repaired
+        index += repaired
+        // A repair that read to the end may have reported its own progress, the last report included.
+        if reportedEnd { return state.info }
+      }
+      if let progress {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if index == seams.count || now &- lastProgress >= 100_000_000 {
+          lastProgress = now
+          progress(ExportProgress(bytesRead: state.info.xmlByteCount, totalBytes: size))
+        }
+      }
+    }
+    return state.info
+  }
+
+  /// What the stretches merged so far add up to.
+  private struct MergedState {
+    var info: ExportInfo
+    /// Newlines before the next seam.
+    var linesBefore: Int
+
+    mutating func add(_ chunk: Chunk) {
+      info.recordCount += chunk.info.recordCount
+      info.stepAndDistanceRecords += chunk.info.stepAndDistanceRecords
+      info.userEnteredRecords += chunk.info.userEnteredRecords
+      info.invalidRecords += chunk.info.invalidRecords
+      info.malformedAttributes += chunk.info.malformedAttributes
+      info.skippedControlCharacters += chunk.info.skippedControlCharacters
+      info.xmlByteCount = chunk.info.xmlByteCount
+      linesBefore += chunk.lines
+    }
+  }
+
+  /// Reads on front to back from the verified seam `seams[index]`, on the
+  /// calling thread, from the exact state there and into `log`, until it
+  /// reaches a later seam at top level with nothing unfinished (or the end
+  /// of the file): a seam inside a `<Correlation>`, a comment or a record
+  /// with children is passed over this way, and the stretches after it are
+  /// taken as scanned again. Its errors are the sequential reader's.
+  ///
+  /// When it read a new export date, the stretches after it were scanned
+  /// with the wrong one: it then reads on to the end of the file.
+  ///
+  /// - Returns: How many stretches it covered, and whether it reported
+  ///   progress to the end itself (it does when it starts as the last).
+  private static func repair(
+    _ file: any RandomAccessByteSource, seams: [Int64], from index: Int, context: Context,
+    state: inout MergedState, into log: inout SampleLog, board: ChunkBoard, workers: Bool,
+    progress: (@Sendable (ExportProgress) -> Void)?
+  ) throws -> (covered: Int, reportedEnd: Bool) {
+    let resumption = ExportDecoder.Resumption(
+      scan: XMLScanner.ResumePoint(
+        byteOffset: seams[index], linesBefore: state.linesBefore,
+        controlCharactersBefore: state.info.skippedControlCharacters, rootName: context.rootName,
+        doctypeSeen: context.doctypeSeen, exportVersion: context.exportVersion),
+      info: state.info, exportedAtMs: context.exportedAtMs, speculative: false)
+    var next = index + 1
+    let toEnd = !workers || next == seams.count
+    let source = RangeChunkSource(file, from: seams[index], to: toEnd ? nil : seams[next])
+    let total = file.byteCount
+    var decoder = ExportDecoder(
+      source: source, resuming: resumption, stopsAtSeam: !toEnd,
+      progress: toEnd
+        ? progress.map { report in
+          { @Sendable in report(ExportProgress(bytesRead: $0.bytesRead, totalBytes: total)) }
+        } : nil)
+    swap(&decoder.log, &log)
+    defer { swap(&decoder.log, &log) }
+    while true {
+      switch try decoder.step() {
+      case .record:
+        continue
+      case .finished:
+        state.info = decoder.info
+        state.linesBefore = decoder.scannerResumePoint.linesBefore
+        return (seams.count - index, toEnd && progress != nil)
+      case .seam(let clean):
+        if clean && decoder.exportDateMilliseconds == context.exportedAtMs {
+          state.info = decoder.info
+          state.linesBefore = decoder.scannerResumePoint.linesBefore
+          return (next - index, false)
+        }
+        // The stretch from `next` on was scanned from a wrong guess: read it too.
+        _ = board.result(next)
+        next += 1
+        let last = next == seams.count || decoder.exportDateMilliseconds != context.exportedAtMs
+        source.extend(to: last ? nil : seams[next])
+        decoder.readPastRangeEnd(stopsAtSeam: !last)
+      }
+    }
+  }
+
+  /// What every stretch after the header starts from.
+  struct Context: Sendable {
+    var fileName: String
+    var entryName: String?
+    var rootName: [UInt8]
+    var doctypeSeen: Bool
+    var exportVersion: Int?
+    var exportedAtMs: Int64?
+  }
+
+  /// One stretch's results.
+  struct Chunk: Sendable {
+    var log: SampleLog
+    /// Counts of this stretch alone; `xmlByteCount` is the offset of its end.
+    var info: ExportInfo
+    /// Newlines in the stretch.
+    var lines: Int
+    /// Whether it ended at its seam at top level with nothing doubtful (or,
+    /// for the last, at the end of the XML with no error).
+    var verified: Bool
+  }
+
+  private struct Header {
+    var log: SampleLog
+    var info: ExportInfo
+    var lines: Int
+    var context: Context
+  }
+
+  /// Scans `[0, end)` as the start of the XML; `nil` when it did not end
+  /// cleanly at `end` (the sequential reader then reads the whole file).
+  private static func scanHeader(
+    _ file: any RandomAccessByteSource, entryName: String?, to end: Int64, settings: Settings
+  ) -> Header? {
+    var decoder = ExportDecoder(
+      source: RangeChunkSource(file, from: 0, to: end), resuming: nil, stopsAtSeam: true,
+      bufferBytes: settings.bufferBytes)
+    guard case .seam(clean: true)? = try? decoder.step() else { return nil }
+    var info = decoder.info
+    info.xmlEntryName = entryName
+    let point = decoder.scannerResumePoint
+    let context = Context(
+      fileName: info.fileName, entryName: entryName, rootName: point.rootName, doctypeSeen: point.doctypeSeen,
+      exportVersion: point.exportVersion, exportedAtMs: decoder.exportDateMilliseconds)
+    return Header(log: decoder.log, info: info, lines: point.linesBefore, context: context)
+  }
+
+  /// Scans stretch `index` of `seams` speculatively.
+  static func scanChunk(
+    _ file: any RandomAccessByteSource, seams: [Int64], index: Int, context: Context, settings: Settings
+  ) -> Chunk {
+    let isLast = index == seams.count - 1
+    let start = seams[index]
+    let end = isLast ? nil : seams[index + 1]
+    let resumption = ExportDecoder.Resumption(
+      scan: XMLScanner.ResumePoint(
+        byteOffset: start, linesBefore: 0, controlCharactersBefore: 0, rootName: context.rootName,
+        doctypeSeen: context.doctypeSeen, exportVersion: context.exportVersion),
+      info: ExportInfo(fileName: context.fileName, xmlEntryName: context.entryName),
+      exportedAtMs: context.exportedAtMs, speculative: true)
+    var decoder = ExportDecoder(
+      source: RangeChunkSource(file, from: start, to: end), resuming: resumption, stopsAtSeam: !isLast,
+      bufferBytes: settings.bufferBytes)
+    let length = (end ?? file.byteCount) - start
+    decoder.log.reserveCapacity(Int(clamping: length / ExportReader.bytesPerSmallestSample))
+    var verified = false
+    do {
+      switch try decoder.step() {
+      case .finished: verified = isLast
+      case .seam(let clean): verified = clean && !isLast
+      case .record: verified = false
+      }
+    } catch {
+      verified = false
+    }
+    return Chunk(
+      log: decoder.log, info: decoder.info, lines: decoder.scannerResumePoint.linesBefore, verified: verified)
+  }
+
+  /// Reads the whole file front to back.
+  private static func sequential(
+    _ file: any RandomAccessByteSource, entryName: String?, into log: inout SampleLog, settings: Settings,
+    progress: (@Sendable (ExportProgress) -> Void)?
+  ) throws -> ExportInfo {
+    try ExportReader.read(
+      source: RangeChunkSource(file, from: 0, to: nil), entryName: entryName, into: &log, progress: progress)
+  }
+
+  /// One worker thread: scans stretches the board hands out until none are left.
+  private final class Job: Sendable {
+    let file: any RandomAccessByteSource
+    let seams: [Int64]
+    let context: Context
+    let settings: Settings
+    let board: ChunkBoard
+
+    init(
+      file: any RandomAccessByteSource, seams: [Int64], context: Context, settings: Settings,
+      board: ChunkBoard
+    ) {
+      self.file = file
+      self.seams = seams
+      self.context = context
+      self.settings = settings
+      self.board = board
+    }
+
+    func run() {
+      while let index = board.take() {
+        board.deliver(
+          index, scanChunk(file, seams: seams, index: index, context: context, settings: settings))
+      }
+    }
+  }
+}
+
+/// Hands stretches out in file order and collects their results, at most
+/// `window` ahead of the one being merged, so that memory stays bounded
+/// however far the scanning threads could run ahead.
+final class ChunkBoard: @unchecked Sendable {
+  private let condition = NSCondition()
+  private let count: Int
+  private let window: Int
+  private var nextToScan = 1
+  private var nextToMerge = 1
+  private var results: [Int: ParallelExportReader.Chunk] = [:]
+  private var cancelled = false
+
+  /// A board for stretches `1 ..< count` (stretch 0, the header, is read first).
+  init(count: Int, window: Int) {
+    self.count = count
+    self.window = max(window, 1)
+  }
+
+  /// The next stretch to scan, or `nil` when none are left or reading stopped.
+  func take() -> Int? {
+    condition.lock()
+    defer { condition.unlock() }
+    while !cancelled, nextToScan < count, nextToScan - nextToMerge >= window { condition.wait() }
+    guard !cancelled, nextToScan < count else { return nil }
+    nextToScan += 1
+    return nextToScan - 1
+  }
+
+  /// Hands in the results of stretch `index`.
+  func deliver(_ index: Int, _ chunk: ParallelExportReader.Chunk) {
+    condition.lock()
+    results[index] = chunk
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Waits for the results of stretch `index` (taken in order).
+  func result(_ index: Int) -> ParallelExportReader.Chunk {
+    condition.lock()
+    defer { condition.unlock() }
+    while results[index] == nil { condition.wait() }
+    nextToMerge = index + 1
+    condition.broadcast()
+    return results.removeValue(forKey: index)!
+  }
+
+  /// Stops handing out stretches (the ones being scanned still finish).
+  func cancel() {
+    condition.lock()
+    cancelled = true
+    condition.broadcast()
+    condition.unlock()
+  }
+}
+
+extension ExportReader {
+  /// Reads `data` as export XML (never as a zip), front to back when
+  /// `threads` is 1, otherwise cut into stretches of about `chunkBytes` and
+  /// read on `threads` threads, however small the data.
+  ///
+  /// For differential tests and fuzzing: both ways must give the same
+  /// samples, counts, invalid-record report and error.
+  @_spi(Testing)
+  public static func readXML(
+    _ data: Data, name: String, into log: inout SampleLog, threads: Int, chunkBytes: Int,
+    bufferBytes: Int = 1 << 16
+  ) throws -> ExportInfo {
+    guard threads > 1 else {
+      return try read(
+        source: MemoryChunkSource(data, displayName: name), into: &log, bufferBytes: bufferBytes)
+    }
+    let settings = ParallelExportReader.Settings(
+      threads: threads, chunkBytes: chunkBytes, headerBytes: chunkBytes, minimumBytes: 0,
+      bufferBytes: bufferBytes)
+    return try ParallelExportReader.read(
+      MemoryByteSource(data, displayName: name), into: &log, settings: settings)
+  }
+}

@@ -1,0 +1,95 @@
+/// Finds where an export.xml may be cut into stretches that scan on their own.
+///
+/// A candidate seam is the byte just after a newline that is followed by
+/// optional spaces or tabs and `<Record `: in an export Apple writes, the
+/// start of a line holding a top-level record. A candidate is only a guess (the
+/// same bytes may sit inside a comment, a CDATA section, the DTD or an
+/// attribute value); ``ParallelExportReader`` verifies every seam it uses by
+/// checking that the stretch before it ended there at top level.
+enum SeamFinder {
+  /// How much is read at a time while looking for a seam.
+  static let windowBytes = 64 << 10
+  private static let record: [UInt8] = Array("<Record ".utf8)
+  /// Spaces and tabs allowed before `<Record `.
+  private static let maximumIndent = 64
+
+  /// The seams to cut `file` at, in increasing order: the first at or after
+  /// `headerBytes`, each next one at least `chunkBytes` after the one before.
+  ///
+  /// - Returns: Offsets of candidate seams, none of them 0; empty when the
+  ///   file has none past `headerBytes`.
+  static func seams(in file: any RandomAccessByteSource, headerBytes: Int, chunkBytes: Int) throws -> [Int64]
+  {
+    var seams: [Int64] = []
+    var from = Int64(max(headerBytes, 1))
+    let size = file.byteCount
+    let stride = Int64(max(chunkBytes, 1))
+    while from < size {
+      if let seam = try firstSeam(in: file, from: from, before: min(size, from + stride)) {
+        seams.append(seam)
+        from = seam + stride
+      } else {
+        from += stride
+      }
+    }
+    return seams
+  }
+
+  /// The first candidate seam in `[from, limit)`, `from` ≥ 1.
+  static func firstSeam(in file: any RandomAccessByteSource, from: Int64, before limit: Int64) throws
+    -> Int64?
+  {
+    let lookahead = maximumIndent + record.count
+    var window = [UInt8](repeating: 0, count: windowBytes + lookahead + 1)
+    // Each window starts one byte early, at the byte that must be a newline.
+    var start = from - 1
+    while start + 1 < limit {
+      let got = try window.withUnsafeMutableBytes { raw in try readFully(file, at: start, into: raw) }
+      // Newlines at window indices [0, last) are judged here; the rest of the
+      // window is the lookahead of the last of them.
+      let last = min(got, windowBytes, Int(limit - start))
+      guard last > 0 else { return nil }
+      if let hit = window.withUnsafeBufferPointer({ bytes in seam(in: bytes, count: got, before: last) }) {
+        return start + Int64(hit)
+      }
+      start += Int64(last)
+    }
+    return nil
+  }
+
+  /// The index just after the first newline before `last` that starts a
+  /// candidate record line among `bytes[0 ..< count]`.
+  private static func seam(in bytes: UnsafeBufferPointer<UInt8>, count: Int, before last: Int) -> Int? {
+    guard let base = bytes.baseAddress else { return nil }
+    var i = 0
+    while i < last {
+      guard let hit = Platform.firstByte(ASCII.lineFeed, in: base + i, count: last - i) else { return nil }
+      let newline = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+      var j = newline + 1
+      while j < count, j - newline <= maximumIndent, bytes[j] == ASCII.space || bytes[j] == ASCII.tab {
+        j += 1
+      }
+      if j + record.count <= count, record.indices.allSatisfy({ bytes[j + $0] == record[$0] }) {
+        return newline + 1
+      }
+      i = newline + 1
+    }
+    return nil
+  }
+
+  /// Reads as much of `buffer` as the file holds from `offset`.
+  private static func readFully(
+    _ file: any RandomAccessByteSource, at offset: Int64, into buffer: UnsafeMutableRawBufferPointer
+  ) throws -> Int {
+    guard let base = buffer.baseAddress else { return 0 }
+    var filled = 0
+    while filled < buffer.count {
+      let got = try file.read(
+        at: offset + Int64(filled),
+        into: UnsafeMutableRawBufferPointer(start: base + filled, count: buffer.count - filled))
+      if got == 0 { break }
+      filled += got
+    }
+    return filled
+  }
+}
