@@ -55,6 +55,11 @@ extension SampleLog {
   /// - Returns: One ``Tally/Bucket`` per bucket in the range (empty ones
   ///   included), a row per source, and the invalid-sample report.
   public func tally(_ options: CountingOptions) -> Tally {
+    tally(options, samplesPerBin: MergeBin.targetSamples)
+  }
+
+  /// ``tally(_:)`` merging spans of about `samplesPerBin` samples at a time.
+  func tally(_ options: CountingOptions, samplesPerBin: Int) -> Tally {
     let resolved = ResolvedRanking(log: self, ranking: options.ranking)
     let geometry = BucketGeometry(unit: options.unit)
     let fixed = fixedRange(options, geometry)
@@ -65,7 +70,8 @@ extension SampleLog {
     var rows = sourceRows(resolved, policy: options.policy)
     addRawSums(to: &sums, rows: &rows, splitter: &splitter)
     let counted = addMergedSums(
-      to: &sums, rows: &rows, splitter: &splitter, resolved: resolved, options: options)
+      to: &sums, rows: &rows, splitter: &splitter, resolved: resolved, options: options,
+      samplesPerBin: samplesPerBin)
     let buckets = assembleBuckets(
       sums, fixed: fixed, geometry: geometry, zone: zone, sourceCount: resolved.sourceCount, options: options)
     return Tally(
@@ -97,12 +103,8 @@ extension SampleLog {
   /// (COUNTING.md, step 3); `nil` under the recorded-offset rule.
   private func zoneOffsets(_ options: CountingOptions) -> ZoneOffsets? {
     guard case .zone(let timeZone) = options.timeZone else { return nil }
-    var lower = Int64.max
-    var upper = Int64.min
-    for p in packed {
-      lower = min(lower, p.startMs)
-      upper = max(upper, p.endMs)
-    }
+    var lower = store.minStartMs
+    var upper = store.maxEndMs
     if let from = options.from {
       lower = min(lower, Int64(from.daysSinceEpoch) * BucketGeometry.dayMs)
     }
@@ -147,8 +149,7 @@ extension SampleLog {
   ) {
     var firstStart = [Int64](repeating: .max, count: rows.count)
     var lastEnd = [Int64](repeating: .min, count: rows.count)
-    for index in 0..<packed.count {
-      let p = packed[index]
+    store.decodeAll { _, p in
       let source = Int(originSource[Int(p.origin)])
       let kind = p.kind
       var inRange = false
@@ -165,7 +166,7 @@ extension SampleLog {
           if p.isUserEntered { sums.slots[slot].manual += share }
         }
       }
-      guard inRange else { continue }
+      guard inRange else { return }
       if kind == .steps {
         rows[source].stepSamples += 1
         rows[source].rawSteps += rawShare
@@ -190,16 +191,18 @@ extension SampleLog {
   ///   sample counted for; otherwise empty.
   private func addMergedSums(
     to sums: inout BucketSums, rows: inout [Tally.SourceRow], splitter: inout BucketSplitter,
-    resolved: ResolvedRanking, options: CountingOptions
+    resolved: ResolvedRanking, options: CountingOptions, samplesPerBin: Int
   ) -> [Double] {
-    var counted = options.recordsCountedValues ? [Double](repeating: 0, count: packed.count) : []
+    var counted = options.recordsCountedValues ? [Double](repeating: 0, count: count) : []
     let breakdown = options.includesSourceBreakdown
     // Breakdowns are in the order of Tally.sources: by step rank.
     let position = resolved.steps.rankOfSource
     // The same shape as the raw pass, on purpose: each pass sums different
     // fields in its own hot loop, and sharing one closure would cost a branch
     // per piece.
-    mergePieces(policy: options.policy, resolved: resolved) { piece in
+    mergePieces(
+      policy: options.policy, resolved: resolved, bins: store.mergeBins(targetSamples: samplesPerBin)
+    ) { piece in
       let kind = piece.kind
       let source = piece.sourceIndex
       var share = 0.0
