@@ -101,7 +101,7 @@ struct SampleStoreTests {
       read.append(Self.appended(entry))
     }
     #expect(read == expected)
-    for index in [0, 1, 63, 64, 65, 1000, expected.count - 1] {
+    for index in [0, 1, 63, 64, 127, 128, 129, 1000, expected.count - 1] {
       let sample = log.sample(at: index)
       #expect(sample.start == Date(epochMilliseconds: expected[index].startMs))
       #expect(sample.end == Date(epochMilliseconds: expected[index].endMs))

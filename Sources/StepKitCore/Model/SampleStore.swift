@@ -61,8 +61,10 @@ final class ByteChunk: @unchecked Sendable {
 /// | 5–6 | value: 0 an integer varint; 1 a decimal with the previous decimal's scale; 2 a decimal with a scale byte; 3 the double's 8 bytes |
 /// | 7 | duration equals the previous sample's (else a varint follows) |
 ///
-/// The start follows the header as a zigzag varint of the difference to the
-/// previous start (negative when records come out of order). A decimal is a
+/// The start follows the header as a zigzag varint of its difference to the
+/// end of the block's previous sample of the same kind (0 when a source's
+/// samples follow on one another, negative when they overlap or come out of
+/// order). A decimal is a
 /// mantissa `m` and a scale byte holding `k` (bits 0–3) and a unit factor
 /// `f` (bits 4–6); the value is `Double(m) / 10^k`, then times `f` when `f`
 /// is not 1. The encoder keeps that form only when it decodes to exactly the
@@ -70,7 +72,7 @@ final class ByteChunk: @unchecked Sendable {
 /// exactly.
 struct SampleStore: Sendable {
   /// Samples per block.
-  static let blockCapacity = 64
+  static let blockCapacity = 128
   /// The most bytes one encoded sample takes.
   static let maximumSampleBytes = 40
   /// The bytes a block may take, reserved in its chunk when it opens.
@@ -129,7 +131,11 @@ struct SampleStore: Sendable {
 
   /// The state each sample is encoded against, reset at each block's start.
   struct Context {
-    var startMs: Int64 = 0
+    /// The end of the previous step sample and of the previous distance
+    /// sample: a sample's start is written against its kind's, since each
+    /// source's samples of a kind usually follow on one another.
+    var stepsEndMs: Int64 = 0
+    var distanceEndMs: Int64 = 0
     var durationMs: Int64 = 0
     var origin: UInt16 = 0
     var offsetMinutes: Int16 = 0
@@ -208,7 +214,7 @@ struct SampleStore: Sendable {
       Self.writeVarint(Self.zigzag(Int64(sample.offsetMinutes)), &out)
       context.offsetMinutes = sample.offsetMinutes
     }
-    let delta = sample.startMs &- context.startMs
+    let delta = sample.startMs &- (sample.kind == .steps ? context.stepsEndMs : context.distanceEndMs)
     let duration = sample.endMs - sample.startMs
     let sameDuration = duration == context.durationMs
     let wholeSeconds = delta % 1000 == 0 && (sameDuration || duration % 1000 == 0)
@@ -221,7 +227,11 @@ struct SampleStore: Sendable {
       if !sameDuration { Self.writeVarint(UInt64(duration), &out) }
     }
     if sameDuration { h |= 128 }
-    context.startMs = sample.startMs
+    if sample.kind == .steps {
+      context.stepsEndMs = sample.endMs
+    } else {
+      context.distanceEndMs = sample.endMs
+    }
     context.durationMs = duration
     h |= encodeValue(sample.value, kind: sample.kind, &out) << 5
     header.pointee = h
@@ -290,10 +300,13 @@ struct SampleStore: Sendable {
   /// A mantissa and scale byte that decode to exactly `value`, or `nil`.
   @inline(__always)
   private mutating func decimal(_ value: Double, kind: QuantityKind) -> (UInt64, UInt8)? {
-    if let found = decimal(value, factor: 0) { return found }
+    // The factor of the block's previous decimal first, so that a run of
+    // distances in one unit keeps one scale byte; then none; then the rest.
+    let preferred = context.scale != 0xFF ? context.scale >> 4 : factorHint
+    if let found = decimal(value, factor: preferred) { return found }
+    if preferred != 0, let found = decimal(value, factor: 0) { return found }
     guard kind == .distance else { return nil }
-    if factorHint != 0, let found = decimal(value, factor: factorHint) { return found }
-    for factor in 1..<Self.factorCount where factor != factorHint {
+    for factor in 1..<Self.factorCount where factor != preferred {
       if let found = decimal(value, factor: factor) {
         factorHint = factor
         return found
@@ -419,8 +432,12 @@ struct SampleStore: Sendable {
       context.offsetMinutes = Int16(truncatingIfNeeded: unzigzag(readVarint(&cursor)))
     }
     let unit: Int64 = h & 16 == 0 ? 1000 : 1
-    context.startMs &+= unzigzag(readVarint(&cursor)) &* unit
+    let isSteps = h & 1 == 0
+    let startMs =
+      (isSteps ? context.stepsEndMs : context.distanceEndMs) &+ unzigzag(readVarint(&cursor)) &* unit
     if h & 128 == 0 { context.durationMs = Int64(bitPattern: readVarint(&cursor)) &* unit }
+    let endMs = startMs &+ context.durationMs
+    if isSteps { context.stepsEndMs = endMs } else { context.distanceEndMs = endMs }
     let value: Double
     switch (h >> 5) & 3 {
     case 0: value = Double(readVarint(&cursor))
@@ -438,8 +455,8 @@ struct SampleStore: Sendable {
       value = Double(bitPattern: UInt64(littleEndian: bits))
     }
     return StoredSample(
-      startMs: context.startMs, endMs: context.startMs &+ context.durationMs, value: value,
+      startMs: startMs, endMs: endMs, value: value,
       origin: context.origin, offsetMinutes: context.offsetMinutes,
-      kind: h & 1 == 0 ? .steps : .distance, isUserEntered: h & 2 != 0)
+      kind: isSteps ? .steps : .distance, isUserEntered: h & 2 != 0)
   }
 }
