@@ -110,6 +110,20 @@ struct MergeBinTests {
     }
   }
 
+  @Test("The raw pass beside the merge gives the very same tally as one after the other")
+  func parallelTally() {
+    let log = Self.randomLog(seed: 12, count: 20_000)
+    for policy in CountingPolicy.allCases {
+      let options = CountingOptions(
+        policy: policy, unit: .hour, recordsCountedValues: true, includesSourceBreakdown: true)
+      let one = log.tally(options, samplesPerBin: 2000, inParallel: false)
+      let two = log.tally(options, samplesPerBin: 2000, inParallel: true)
+      #expect(one.buckets == two.buckets)
+      #expect(one.sources == two.sources)
+      #expect(one.countedValues == two.countedValues)
+    }
+  }
+
   @Test("Spans cover all time, in order, and hold about the target each, whatever the input order")
   func spanPlan() {
     var log = SampleLog()

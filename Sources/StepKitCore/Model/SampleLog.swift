@@ -229,15 +229,19 @@ public struct SampleLog: Sendable {
   }
 
   /// Hands every stored sample, in the order appended, to `body` with its index.
-  public func forEachSample(_ body: (_ index: Int, _ sample: Sample) throws -> Void) rethrows {
-    try store.decodeAll { index, stored in try body(index, readable(stored)) }
+  public func forEachSample<Failure: Error>(
+    _ body: (_ index: Int, _ sample: Sample) throws(Failure) -> Void
+  ) throws(Failure) {
+    try store.decodeAll { (index, stored) throws(Failure) in try body(index, readable(stored)) }
   }
 
   /// Hands every stored sample, in the order appended, to `body` in engine
   /// units, with its index: what a reader copying samples between logs needs,
   /// without building strings.
-  public func forEachEntry(_ body: (_ index: Int, _ entry: Entry) throws -> Void) rethrows {
-    try store.decodeAll { index, stored in
+  public func forEachEntry<Failure: Error>(
+    _ body: (_ index: Int, _ entry: Entry) throws(Failure) -> Void
+  ) throws(Failure) {
+    try store.decodeAll { (index, stored) throws(Failure) in
       try body(
         index,
         Entry(

@@ -20,7 +20,7 @@ struct StoredSample: Sendable, Equatable {
 /// writes (only the last chunk is ever written to).
 final class ByteChunk: @unchecked Sendable {
   // Safe to share: a chunk is written only through a store that holds the
-  // one reference to it (`SampleStore.writableTail`), and read otherwise.
+  // one reference to it (`SampleStore.append`, after a uniqueness check), and read otherwise.
   let base: UnsafeMutablePointer<UInt8>
   let capacity: Int
   var count = 0
@@ -32,12 +32,19 @@ final class ByteChunk: @unchecked Sendable {
 
   deinit { base.deallocate() }
 
-  func copy() -> ByteChunk {
+  /// A new chunk holding the first `count` bytes of this one.
+  func copy(count: Int) -> ByteChunk {
     let chunk = ByteChunk(capacity: capacity)
     chunk.base.update(from: base, count: count)
     chunk.count = count
     return chunk
   }
+}
+
+/// The bytes of a store's last chunk, which the store also holds (so that
+/// they live as long as it does).
+struct TailPointer: @unchecked Sendable {
+  var base = UnsafeMutablePointer<UInt8>(bitPattern: 0x10).unsafelyUnwrapped
 }
 
 /// The samples of a ``SampleLog``, stored in blocks of up to
@@ -147,6 +154,14 @@ struct SampleStore: Sendable {
   private var fullChunks: [ByteChunk] = []
   /// The chunk being written.
   private var tail: ByteChunk?
+  /// ``tail``'s bytes and how many are written, kept here so that an append
+  /// touches no reference count.
+  private var tailPointer = TailPointer()
+  private var tailBase: UnsafeMutablePointer<UInt8> {
+    get { tailPointer.base }
+    set { tailPointer.base = newValue }
+  }
+  private var tailUsed = 0
   /// Every block but the open one, whose range lives in ``open``.
   private var sealedBlocks: [BlockInfo] = []
   private var open = BlockInfo(chunk: 0, offset: 0, minStartMs: 0, maxStartMs: 0, maxEndMs: 0)
@@ -158,9 +173,6 @@ struct SampleStore: Sendable {
   private var context = Context()
   /// The unit factor the last decimal used, tried first for the next one.
   private var factorHint: UInt8 = 0
-
-  /// Every chunk, by index.
-  var chunks: [ByteChunk] { tail.map { fullChunks + [$0] } ?? fullChunks }
 
   /// Every block's record, the open one's included.
   var blocks: [BlockInfo] { count == 0 ? [] : sealedBlocks + [open] }
@@ -178,13 +190,13 @@ struct SampleStore: Sendable {
   @inline(__always)
   func base(ofBlock block: Int) -> UnsafePointer<UInt8> {
     let info = info(ofBlock: block)
-    let chunk = Int(info.chunk) < fullChunks.count ? fullChunks[Int(info.chunk)] : tail.unsafelyUnwrapped
-    return UnsafePointer(chunk.base + Int(info.offset))
+    let base = Int(info.chunk) < fullChunks.count ? fullChunks[Int(info.chunk)].base : tailBase
+    return UnsafePointer(base + Int(info.offset))
   }
 
   /// Bytes taken by encoded samples and block records (not counting unused chunk space).
   var storedBytes: Int {
-    chunks.reduce(0) { $0 + $1.count } + blockCount * MemoryLayout<BlockInfo>.stride
+    fullChunks.reduce(tailUsed) { $0 + $1.count } + blockCount * MemoryLayout<BlockInfo>.stride
   }
 
   /// Reserves room in the block table for `capacity` samples.
@@ -197,9 +209,12 @@ struct SampleStore: Sendable {
   /// Appends one sample (the caller has checked it is valid).
   mutating func append(_ sample: StoredSample) {
     if count & (Self.blockCapacity - 1) == 0 { openBlock(at: sample.startMs) }
-    if !isKnownUniquelyReferenced(&tail) { tail = tail.unsafelyUnwrapped.copy() }
-    let chunk = tail.unsafelyUnwrapped
-    var out = chunk.base + chunk.count
+    if !isKnownUniquelyReferenced(&tail) {
+      let copy = tail.unsafelyUnwrapped.copy(count: tailUsed)
+      tail = copy
+      tailBase = copy.base
+    }
+    var out = tailBase + tailUsed
     let begin = out
     let header = out
     out += 1
@@ -235,7 +250,7 @@ struct SampleStore: Sendable {
     context.durationMs = duration
     h |= encodeValue(sample.value, kind: sample.kind, &out) << 5
     header.pointee = h
-    chunk.count += out - begin
+    tailUsed += out - begin
 
     count += 1
     open.minStartMs = min(open.minStartMs, sample.startMs)
@@ -249,14 +264,20 @@ struct SampleStore: Sendable {
   /// one lacks room for a whole block.
   private mutating func openBlock(at startMs: Int64) {
     if count > 0 { sealedBlocks.append(open) }
-    if let current = tail, current.capacity - current.count < Self.maximumBlockBytes {
+    if let current = tail, current.capacity - tailUsed < Self.maximumBlockBytes {
+      current.count = tailUsed
       fullChunks.append(current)
-      tail = ByteChunk(capacity: min(current.capacity * 4, Self.largestChunk))
+      let next = ByteChunk(capacity: min(current.capacity * 4, Self.largestChunk))
+      tail = next
+      tailBase = next.base
+      tailUsed = 0
     } else if tail == nil {
-      tail = ByteChunk(capacity: Self.smallestChunk)
+      let first = ByteChunk(capacity: Self.smallestChunk)
+      tail = first
+      tailBase = first.base
     }
     open = BlockInfo(
-      chunk: UInt32(fullChunks.count), offset: UInt32(tail.unsafelyUnwrapped.count),
+      chunk: UInt32(fullChunks.count), offset: UInt32(tailUsed),
       minStartMs: startMs, maxStartMs: startMs, maxEndMs: Int64.min)
     context = Context()
   }
@@ -361,14 +382,15 @@ struct SampleStore: Sendable {
 
   @inline(__always)
   static func writeVarint(_ value: UInt64, _ out: inout UnsafeMutablePointer<UInt8>) {
+    var p = out
     var v = value
     while v >= 0x80 {
-      out.pointee = UInt8(truncatingIfNeeded: v) | 0x80
-      out += 1
-      v >>= 7
+      p.pointee = UInt8(truncatingIfNeeded: v) | 0x80
+      p += 1
+      v &>>= 7
     }
-    out.pointee = UInt8(v)
-    out += 1
+    p.pointee = UInt8(truncatingIfNeeded: v)
+    out = p + 1
   }
 
   // MARK: - Reading
@@ -381,7 +403,8 @@ struct SampleStore: Sendable {
 
   /// Decodes block `block` in order, handing each sample and its index to `body`.
   @inline(__always)
-  func decode(block: Int, _ body: (Int, StoredSample) throws -> Void) rethrows {
+  func decode<Failure: Error>(block: Int, _ body: (Int, StoredSample) throws(Failure) -> Void) throws(Failure)
+  {
     var cursor = base(ofBlock: block)
     var context = Context()
     let first = block * Self.blockCapacity
@@ -392,7 +415,7 @@ struct SampleStore: Sendable {
 
   /// Decodes every sample in order.
   @inline(__always)
-  func decodeAll(_ body: (Int, StoredSample) throws -> Void) rethrows {
+  func decodeAll<Failure: Error>(_ body: (Int, StoredSample) throws(Failure) -> Void) throws(Failure) {
     for block in 0..<blockCount { try decode(block: block, body) }
   }
 
@@ -409,17 +432,35 @@ struct SampleStore: Sendable {
 
   @inline(__always)
   static func readVarint(_ cursor: inout UnsafePointer<UInt8>) -> UInt64 {
-    var byte = cursor.pointee
-    cursor += 1
-    if byte < 0x80 { return UInt64(byte) }
-    var value = UInt64(byte & 0x7F)
-    var shift: UInt64 = 7
+    // Unrolled for the one- to three-byte values nearly every field takes.
+    let p = cursor
+    var byte = UInt64(p[0])
+    if byte < 0x80 {
+      cursor = p + 1
+      return byte
+    }
+    var value = byte & 0x7F
+    byte = UInt64(p[1])
+    value |= (byte & 0x7F) &<< 7
+    if byte < 0x80 {
+      cursor = p + 2
+      return value
+    }
+    byte = UInt64(p[2])
+    value |= (byte & 0x7F) &<< 14
+    if byte < 0x80 {
+      cursor = p + 3
+      return value
+    }
+    var at = 3
+    var shift: UInt64 = 21
     repeat {
-      byte = cursor.pointee
-      cursor += 1
-      value |= UInt64(byte & 0x7F) << shift
-      shift += 7
+      byte = UInt64(p[at])
+      at += 1
+      value |= (byte & 0x7F) &<< shift
+      shift &+= 7
     } while byte >= 0x80
+    cursor = p + at
     return value
   }
 
