@@ -85,7 +85,10 @@ func rate(_ count: Int, _ seconds: Double) -> String {
 print("core-benchmark: \(log.count) samples, 4 sources, 10 years, by \(unit.rawValue), time zone \(rule)")
 print(String(format: "  append (ingest):         %.3f s  %@", ingest, rate(log.count, ingest)))
 print(String(format: "  merge + buckets (tally): %.3f s  %@", merge, rate(log.count, merge)))
-print("  stored sample size:      \(MemoryLayout<PackedSample>.stride) bytes")
+print(
+  String(
+    format: "  stored sample size:      %.2f bytes (encoded blocks)",
+    Double(log.storedSampleBytes) / Double(max(log.count, 1))))
 print(
   String(
     format: "  peak RSS after ingest:   %.1f MiB (%.1f bytes/sample over the baseline)",

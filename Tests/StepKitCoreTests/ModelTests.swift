@@ -35,9 +35,8 @@ struct ModelTests {
     #expect(LengthUnit.metres(1, unit: "kg") == nil)
   }
 
-  @Test("Packed samples take 24 bytes and round-trip")
+  @Test("A long user-entered distance sample with milliseconds round-trips")
   func packing() {
-    #expect(MemoryLayout<PackedSample>.stride == 24)
     let start = Date(timeIntervalSince1970: 1_780_000_000.123)
     let long = Sample(
       kind: .distance, start: start, end: start.addingTimeInterval(60 * 86_400), value: 12.5,
@@ -47,7 +46,7 @@ struct ModelTests {
     #expect(back.kind == .distance)
     #expect(back.utcOffsetSeconds == -9000)
     #expect(back.isUserEntered)
-    #expect(abs(back.end.timeIntervalSince(long.end)) < 1)
+    #expect(back.end.epochMilliseconds == long.end.epochMilliseconds)
     #expect(back.start.epochMilliseconds == start.epochMilliseconds)
   }
 

@@ -62,8 +62,10 @@ struct ResolvedRanking {
 extension SampleLog {
   /// Runs the priority merge and hands every counted piece to `body`.
   ///
-  /// Samples the policy excludes yield nothing. Sources are walked from the
-  /// highest rank down; within one source, pieces come in order of start.
+  /// Samples the policy excludes yield nothing. The log is merged span of
+  /// time by span of time (about 65 536 samples each, in order of time; a
+  /// smaller log is one span). Within a span, sources are walked from the
+  /// highest rank down, and within one source, pieces come in order of start.
   ///
   /// - Parameters:
   ///   - policy: Which samples take part.
@@ -72,82 +74,123 @@ extension SampleLog {
   public func forEachMergedPiece(
     policy: CountingPolicy, ranking: SourceRanking, _ body: (MergedPiece) -> Void
   ) {
+    forEachMergedPiece(policy: policy, ranking: ranking, samplesPerBin: MergeBin.targetSamples, body)
+  }
+
+  /// ``forEachMergedPiece(policy:ranking:_:)`` with spans of about
+  /// `samplesPerBin` samples (tests compare spans of every size).
+  func forEachMergedPiece(
+    policy: CountingPolicy, ranking: SourceRanking, samplesPerBin: Int, _ body: (MergedPiece) -> Void
+  ) {
+    forEachMergedPiece(
+      policy: policy, ranking: ranking, bins: store.mergeBins(targetSamples: samplesPerBin), body)
+  }
+
+  /// ``forEachMergedPiece(policy:ranking:_:)`` over the given bins (tests
+  /// place bin edges where they choose).
+  func forEachMergedPiece(
+    policy: CountingPolicy, ranking: SourceRanking, bins: [MergeBin], _ body: (MergedPiece) -> Void
+  ) {
     let resolved = ResolvedRanking(log: self, ranking: ranking)
-    mergePieces(policy: policy, resolved: resolved, body)
+    mergePieces(policy: policy, resolved: resolved, bins: bins, body)
   }
 
   /// The merge itself (COUNTING.md, step 2), specialised for each sink.
   ///
-  /// For each kind, the sources are walked from the highest rank down against
-  /// `covered`, the union of the intervals of the sources already walked. A
-  /// sample with `s < e` yields the parts of `[s, e)` outside `covered`, each
-  /// carrying its share of the value; an instant yields its whole value when
-  /// it lies outside `covered`. `covered` grows by a source's own union only
-  /// after the whole source has been walked, so a source never covers itself.
+  /// The log is merged one span of time (a ``MergeBin``) at a time, so that
+  /// only one span's samples are ever decoded at once. A bin *owns* the
+  /// samples that start inside it and emits their pieces; to find them it
+  /// also reads, for coverage only, every sample that overlaps the owned
+  /// ones. A piece depends only on the intervals that overlap its sample, so
+  /// the pieces are exactly those of one merge over the whole log.
+  ///
+  /// Within a bin, for each kind, the sources are walked from the highest
+  /// rank down against `covered`, the union of the intervals of the sources
+  /// already walked. A sample with `s < e` yields the parts of `[s, e)`
+  /// outside `covered`, each carrying its share of the value; an instant
+  /// yields its whole value when it lies outside `covered`. `covered` grows by
+  /// a source's own union only after the whole source has been walked, so a
+  /// source never covers itself.
   @inline(__always)
   func mergePieces(
-    policy: CountingPolicy, resolved: ResolvedRanking, _ sink: (MergedPiece) -> Void
+    policy: CountingPolicy, resolved: ResolvedRanking, bins: [MergeBin], _ sink: (MergedPiece) -> Void
   ) {
     let sourceCount = resolved.sourceCount
-    guard sourceCount > 0 else { return }
-    let order = MergeOrder(log: self, policy: policy, resolved: resolved)
+    guard sourceCount > 0, count > 0 else { return }
+    let groups = MergeGroups(log: self, policy: policy, resolved: resolved)
+    var gatherer = BinGatherer(store: store)
+    var work = MergeWork()
+    precondition(bins.first?.lower == .min && bins.last?.upper == .max, "bins must cover all time")
+    for bin in bins {
+      gatherer.gather(bin, groups: groups, into: &work)
+      work.sortGroups(groupCount: groups.groupCount)
+      merge(work, groups: groups, resolved: resolved, sink)
+    }
+  }
+
+  /// Merges one bin's gathered samples, emitting the pieces of those it owns.
+  @inline(__always)
+  private func merge(
+    _ work: MergeWork, groups: MergeGroups, resolved: ResolvedRanking, _ sink: (MergedPiece) -> Void
+  ) {
+    let sourceCount = resolved.sourceCount
     var covered: [Interval] = []
     var sourceUnion: [Interval] = []
-    packed.withUnsafeBufferPointer { samples in
-      for kind in QuantityKind.allCases {
-        let ranking = resolved[kind]
-        covered.removeAll(keepingCapacity: true)
-        for rank in 0..<sourceCount {
-          let group = order.group(kind: kind, rank: rank)
-          guard !group.isEmpty else { continue }
-          let source = ranking.sourceOfRank[rank]
-          sourceUnion.removeAll(keepingCapacity: true)
-          covered.withUnsafeBufferPointer { covered in
-            // The first covered interval that ends after the current sample's
-            // start; samples come in order of start, so it only moves forward.
-            var firstOpen = 0
-            for sampleIndex in group {
-              let index = Int(sampleIndex)
-              let sample = samples[index]
-              let start = sample.startMs
-              let end = sample.endMs
-              while firstOpen < covered.count && covered[firstOpen].end <= start { firstOpen += 1 }
-              func emit(_ pieceStart: Int64, _ pieceEnd: Int64, _ value: Double) {
-                sink(
-                  MergedPiece(
-                    sampleIndex: index, kind: kind, startMs: pieceStart, endMs: pieceEnd, value: value,
-                    utcOffsetSeconds: sample.offsetMinutes * 60, sourceIndex: source))
-              }
-              if start == end {
-                // An instant counts whole when it lies outside `covered`.
-                if firstOpen == covered.count || covered[firstOpen].start > start {
-                  emit(start, end, sample.value)
+    work.items.withUnsafeBufferPointer { items in
+      work.order.withUnsafeBufferPointer { order in
+        for kind in QuantityKind.allCases {
+          let ranking = resolved[kind]
+          covered.removeAll(keepingCapacity: true)
+          for rank in 0..<sourceCount {
+            let group = Int(kind.rawValue) * sourceCount + rank
+            let members = work.groupStart[group]..<work.groupStart[group + 1]
+            guard !members.isEmpty else { continue }
+            let source = ranking.sourceOfRank[rank]
+            sourceUnion.removeAll(keepingCapacity: true)
+            covered.withUnsafeBufferPointer { covered in
+              // The first covered interval that ends after the current sample's
+              // start; samples come in order of start, so it only moves forward.
+              var firstOpen = 0
+              for position in members {
+                let sample = items[Int(order[position])]
+                let start = sample.startMs
+                let end = sample.endMs
+                while firstOpen < covered.count && covered[firstOpen].end <= start { firstOpen += 1 }
+                if start == end {
+                  // An instant counts whole when it lies outside `covered`.
+                  if sample.isOwned && (firstOpen == covered.count || covered[firstOpen].start > start) {
+                    sink(sample.piece(start, end, sample.value, kind: kind, source: source))
+                  }
+                  continue
                 }
-                continue
-              }
-              Interval.extend(&sourceUnion, with: Interval(start: start, end: end))
-              // The uncovered pieces of [start, end), in order.
-              let valuePerMs = sample.value / Double(end - start)
-              var pieceStart = start
-              var next = firstOpen
-              while next < covered.count && covered[next].start < end {
-                // The stretch before this covered interval is uncovered.
-                let cover = covered[next]
-                if cover.start > pieceStart {
-                  emit(pieceStart, cover.start, Double(cover.start - pieceStart) * valuePerMs)
+                Interval.extend(&sourceUnion, with: Interval(start: start, end: end))
+                guard sample.isOwned else { continue }
+                // The uncovered pieces of [start, end), in order.
+                let valuePerMs = sample.value / Double(end - start)
+                var pieceStart = start
+                var next = firstOpen
+                while next < covered.count && covered[next].start < end {
+                  // The stretch before this covered interval is uncovered.
+                  let cover = covered[next]
+                  if cover.start > pieceStart {
+                    sink(
+                      sample.piece(
+                        pieceStart, cover.start, Double(cover.start - pieceStart) * valuePerMs,
+                        kind: kind, source: source))
+                  }
+                  pieceStart = max(pieceStart, cover.end)
+                  if pieceStart >= end { break }
+                  next += 1
                 }
-                pieceStart = max(pieceStart, cover.end)
-                if pieceStart >= end { break }
-                next += 1
-              }
-              if pieceStart < end {
-                // A sample nothing covers carries its value exactly, unscaled.
-                let value = pieceStart == start ? sample.value : Double(end - pieceStart) * valuePerMs
-                emit(pieceStart, end, value)
+                if pieceStart < end {
+                  // A sample nothing covers carries its value exactly, unscaled.
+                  let value = pieceStart == start ? sample.value : Double(end - pieceStart) * valuePerMs
+                  sink(sample.piece(pieceStart, end, value, kind: kind, source: source))
+                }
               }
             }
+            covered = Interval.union(covered, sourceUnion)
           }
-          covered = Interval.union(covered, sourceUnion)
         }
       }
     }
@@ -188,84 +231,5 @@ struct Interval: Equatable {
       }
     }
     return result
-  }
-}
-
-/// Step 1 and the walk order of step 2: the indices of the samples the policy
-/// admits, grouped by kind and, within a kind, by their source's rank, each
-/// group in order of start (a stable counting sort, then a sort only of the
-/// groups that need one).
-struct MergeOrder {
-  /// Sample indices, group after group.
-  private var indices: [UInt32]
-  /// Where each group starts in ``indices``; one more entry than groups.
-  private var groupStart: [Int]
-  private let sourceCount: Int
-
-  init(log: SampleLog, policy: CountingPolicy, resolved: ResolvedRanking) {
-    let sourceCount = resolved.sourceCount
-    self.sourceCount = sourceCount
-    let groupCount = QuantityKind.allCases.count * sourceCount
-    // Step 1 and the ranks in one table: the group of a sample by its kind,
-    // its user-entered flag and its source, -1 when the policy leaves it out.
-    // Index: (kind * 2 + userEntered) * sourceCount + source.
-    var groupOfClass = [Int32](repeating: -1, count: 4 * sourceCount)
-    for kind in QuantityKind.allCases {
-      let ranking = resolved[kind]
-      for source in 0..<sourceCount {
-        for userEntered in [false, true]
-        where policy.admits(userEntered: userEntered, sourceClass: ranking.classes[source]) {
-          let row = 2 * Int(kind.rawValue) + (userEntered ? 1 : 0)
-          groupOfClass[row * sourceCount + source] = Int32(
-            Int(kind.rawValue) * sourceCount + ranking.rankOfSource[source])
-        }
-      }
-    }
-    // Each sample's group, and how many samples each group holds.
-    var groupOfSample = [Int32](repeating: -1, count: log.packed.count)
-    var start = [Int](repeating: 0, count: groupCount + 1)
-    log.packed.withUnsafeBufferPointer { samples in
-      log.originSource.withUnsafeBufferPointer { originSource in
-        for index in samples.indices {
-          let sample = samples[index]
-          let row = 2 * Int(sample.kind.rawValue) + (sample.isUserEntered ? 1 : 0)
-          let group = groupOfClass[row * sourceCount + Int(originSource[Int(sample.origin)])]
-          groupOfSample[index] = group
-          if group >= 0 { start[Int(group) + 1] += 1 }
-        }
-      }
-    }
-    for group in 0..<groupCount { start[group + 1] += start[group] }
-    // A stable counting sort: file order within each group.
-    var indices = [UInt32](repeating: 0, count: start[groupCount])
-    var fill = start
-    for (index, group) in groupOfSample.enumerated() where group >= 0 {
-      indices[fill[Int(group)]] = UInt32(index)
-      fill[Int(group)] += 1
-    }
-    // Samples are nearly always appended in order of start; sort a group only when not.
-    log.packed.withUnsafeBufferPointer { samples in
-      indices.withUnsafeMutableBufferPointer { indices in
-        for group in 0..<groupCount {
-          var members = UnsafeMutableBufferPointer(rebasing: indices[start[group]..<start[group + 1]])
-          var inOrder = true
-          for k in members.indices.dropFirst()
-          where samples[Int(members[k - 1])].startMs > samples[Int(members[k])].startMs {
-            inOrder = false
-            break
-          }
-          if !inOrder { members.sort { samples[Int($0)].startMs < samples[Int($1)].startMs } }
-        }
-      }
-    }
-    self.indices = indices
-    groupStart = start
-  }
-
-  /// The admitted samples of `kind` from the source at `rank`, in order of start.
-  @inline(__always)
-  func group(kind: QuantityKind, rank: Int) -> ArraySlice<UInt32> {
-    let group = Int(kind.rawValue) * sourceCount + rank
-    return indices[groupStart[group]..<groupStart[group + 1]]
   }
 }

@@ -3,7 +3,8 @@ import Foundation
 /// One step or distance sample, as HealthKit or an export records it.
 ///
 /// This is the readable form, used by apps and tests. ``SampleLog`` stores
-/// samples in a packed 24-byte form for the millions of an export.
+/// samples in a compact encoded form (about 5 bytes each on an export) for
+/// the millions of an export.
 public struct Sample: Hashable, Sendable {
   /// What the sample measures.
   public var kind: QuantityKind

@@ -48,8 +48,8 @@ extension SampleLog {
       return a == start && b == end ? value : value * Double(b - a) / Double(end - start)
     }
 
-    for p in packed {
-      guard let part = share(p.startMs, p.endMs, p.value) else { continue }
+    store.decodeAll { _, p in
+      guard let part = share(p.startMs, p.endMs, p.value) else { return }
       totals.sampleCount += 1
       if p.kind == .steps {
         totals.rawSteps += part

@@ -47,6 +47,31 @@ private struct BucketSums {
   }
 }
 
+extension BucketSums {
+  /// Takes the merged sums (`steps`, `distance`, the breakdown) of `merged`,
+  /// whose buckets are a subset of these (the raw pass touches every bucket).
+  mutating func join(_ merged: BucketSums) {
+    for (index, ordinal) in merged.ordinals.enumerated() {
+      let from = merged.slots[index]
+      guard let slot = slot(ordinal, offsetMs: from.offsetMs ?? 0) else { continue }
+      slots[slot].steps = from.steps
+      slots[slot].distance = from.distance
+      slots[slot].bySource = from.bySource
+    }
+  }
+}
+
+/// Two jobs for `DispatchQueue.concurrentPerform`, which write to disjoint memory.
+private struct UncheckedSendable: @unchecked Sendable {
+  let first: () -> Void
+  let second: () -> Void
+  init(_ first: @escaping () -> Void, second: @escaping () -> Void) {
+    self.first = first
+    self.second = second
+  }
+  func run(_ job: Int) { job == 0 ? first() : second() }
+}
+
 extension SampleLog {
   /// Counts the log as COUNTING.md defines: the policy, the priority merge,
   /// and buckets under the time-zone rule.
@@ -55,23 +80,70 @@ extension SampleLog {
   /// - Returns: One ``Tally/Bucket`` per bucket in the range (empty ones
   ///   included), a row per source, and the invalid-sample report.
   public func tally(_ options: CountingOptions) -> Tally {
+    tally(options, samplesPerBin: MergeBin.targetSamples, inParallel: count >= Self.parallelTallyThreshold)
+  }
+
+  /// ``tally(_:)`` merging spans of about `samplesPerBin` samples at a time,
+  /// the raw pass beside the merge on another core or after it.
+  func tally(_ options: CountingOptions, samplesPerBin: Int, inParallel: Bool = false) -> Tally {
     let resolved = ResolvedRanking(log: self, ranking: options.ranking)
     let geometry = BucketGeometry(unit: options.unit)
     let fixed = fixedRange(options, geometry)
     let zone = zoneOffsets(options)
-    var sums = BucketSums(
-      range: fixed.range, breakdownWidth: options.includesSourceBreakdown ? 2 * resolved.sourceCount : 0)
-    var splitter = BucketSplitter(geometry: geometry, zone: zone)
+    let width = options.includesSourceBreakdown ? 2 * resolved.sourceCount : 0
+    var sums = BucketSums(range: fixed.range, breakdownWidth: width)
     var rows = sourceRows(resolved, policy: options.policy)
-    addRawSums(to: &sums, rows: &rows, splitter: &splitter)
-    let counted = addMergedSums(
-      to: &sums, rows: &rows, splitter: &splitter, resolved: resolved, options: options)
+    // The raw pass and the merge sum different fields, each in its own
+    // order, so they can run side by side into separate sums and be joined
+    // after: the result is the same as one after the other.
+    var merged = BucketSums(range: fixed.range, breakdownWidth: width)
+    var mergedRows = rows
+    var counted: [Double] = []
+    let raw = { (sums: inout BucketSums, rows: inout [Tally.SourceRow]) in
+      var splitter = BucketSplitter(geometry: geometry, zone: zone)
+      addRawSums(to: &sums, rows: &rows, splitter: &splitter)
+    }
+    let merge = { (sums: inout BucketSums, rows: inout [Tally.SourceRow], counted: inout [Double]) in
+      var splitter = BucketSplitter(geometry: geometry, zone: zone)
+      counted = addMergedSums(
+        to: &sums, rows: &rows, splitter: &splitter, resolved: resolved, options: options,
+        samplesPerBin: samplesPerBin)
+    }
+    if inParallel {
+      withUnsafeMutablePointer(to: &sums) { rawSums in
+        withUnsafeMutablePointer(to: &rows) { rawRows in
+          withUnsafeMutablePointer(to: &merged) { mergedSums in
+            withUnsafeMutablePointer(to: &mergedRows) { mergedRowsPointer in
+              withUnsafeMutablePointer(to: &counted) { countedPointer in
+                let jobs = UncheckedSendable {
+                  raw(&rawSums.pointee, &rawRows.pointee)
+                } second: {
+                  merge(&mergedSums.pointee, &mergedRowsPointer.pointee, &countedPointer.pointee)
+                }
+                DispatchQueue.concurrentPerform(iterations: 2) { job in jobs.run(job) }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      raw(&sums, &rows)
+      merge(&merged, &mergedRows, &counted)
+    }
+    sums.join(merged)
+    for source in rows.indices {
+      rows[source].countedSteps = mergedRows[source].countedSteps
+      rows[source].countedDistanceMeters = mergedRows[source].countedDistanceMeters
+    }
     let buckets = assembleBuckets(
       sums, fixed: fixed, geometry: geometry, zone: zone, sourceCount: resolved.sourceCount, options: options)
     return Tally(
       options: options, buckets: buckets, sources: resolved.steps.sourceOfRank.map { rows[$0] },
       invalid: invalid, countedValues: counted)
   }
+
+  /// From how many samples the raw pass and the merge run side by side.
+  static let parallelTallyThreshold = 1 << 16
 
   // MARK: - The steps of a tally
 
@@ -97,12 +169,8 @@ extension SampleLog {
   /// (COUNTING.md, step 3); `nil` under the recorded-offset rule.
   private func zoneOffsets(_ options: CountingOptions) -> ZoneOffsets? {
     guard case .zone(let timeZone) = options.timeZone else { return nil }
-    var lower = Int64.max
-    var upper = Int64.min
-    for p in packed {
-      lower = min(lower, p.startMs)
-      upper = max(upper, p.endMs)
-    }
+    var lower = store.minStartMs
+    var upper = store.maxEndMs
     if let from = options.from {
       lower = min(lower, Int64(from.daysSinceEpoch) * BucketGeometry.dayMs)
     }
@@ -147,8 +215,7 @@ extension SampleLog {
   ) {
     var firstStart = [Int64](repeating: .max, count: rows.count)
     var lastEnd = [Int64](repeating: .min, count: rows.count)
-    for index in 0..<packed.count {
-      let p = packed[index]
+    store.decodeAll { _, p in
       let source = Int(originSource[Int(p.origin)])
       let kind = p.kind
       var inRange = false
@@ -165,7 +232,7 @@ extension SampleLog {
           if p.isUserEntered { sums.slots[slot].manual += share }
         }
       }
-      guard inRange else { continue }
+      guard inRange else { return }
       if kind == .steps {
         rows[source].stepSamples += 1
         rows[source].rawSteps += rawShare
@@ -190,16 +257,18 @@ extension SampleLog {
   ///   sample counted for; otherwise empty.
   private func addMergedSums(
     to sums: inout BucketSums, rows: inout [Tally.SourceRow], splitter: inout BucketSplitter,
-    resolved: ResolvedRanking, options: CountingOptions
+    resolved: ResolvedRanking, options: CountingOptions, samplesPerBin: Int
   ) -> [Double] {
-    var counted = options.recordsCountedValues ? [Double](repeating: 0, count: packed.count) : []
+    var counted = options.recordsCountedValues ? [Double](repeating: 0, count: count) : []
     let breakdown = options.includesSourceBreakdown
     // Breakdowns are in the order of Tally.sources: by step rank.
     let position = resolved.steps.rankOfSource
     // The same shape as the raw pass, on purpose: each pass sums different
     // fields in its own hot loop, and sharing one closure would cost a branch
     // per piece.
-    mergePieces(policy: options.policy, resolved: resolved) { piece in
+    mergePieces(
+      policy: options.policy, resolved: resolved, bins: store.mergeBins(targetSamples: samplesPerBin)
+    ) { piece in
       let kind = piece.kind
       let source = piece.sourceIndex
       var share = 0.0

@@ -200,16 +200,15 @@ final class SQLiteWriter {
     let origins = log.origins
     // The same day rule as the days table, --time-zone included.
     var days = LocalDayFinder(rule: tally.options.timeZone)
-    for index in 0..<log.count {
-      let sample = log.sample(at: index)
-      let origin = origins[Int(log.originOfSample(at: index).rawValue)]
-      let startMs = sample.start.epochMilliseconds
+    // In order, so that each block of the log is decoded once.
+    try log.forEachEntry { (index, sample) throws(OutputFileError) in
+      let origin = origins[Int(sample.origin.rawValue)]
+      let startMs = sample.startMs
       sqlite3_bind_int64(sampleInsert, 1, nextSampleID)
       nextSampleID += 1
       bind(sampleInsert, first + 2, sample.kind == .steps ? "steps" : "distance")
       bind(sampleInsert, first + 3, TextFormatting.localDateTime(startMs, offsetSeconds: 0))
-      bind(
-        sampleInsert, first + 4, TextFormatting.localDateTime(sample.end.epochMilliseconds, offsetSeconds: 0))
+      bind(sampleInsert, first + 4, TextFormatting.localDateTime(sample.endMs, offsetSeconds: 0))
       sqlite3_bind_int64(sampleInsert, first + 5, Int64(sample.utcOffsetSeconds))
       bind(
         sampleInsert, first + 6,

@@ -1,0 +1,244 @@
+/// A span of time the merge works on at once: it owns the samples that start
+/// in `[lower, upper)`.
+struct MergeBin: Sendable, Equatable {
+  /// About how many samples a bin owns: enough that per-bin work is noise,
+  /// few enough that one bin's decoded samples take a few megabytes.
+  static let targetSamples = 1 << 16
+
+  var lower: Int64
+  var upper: Int64
+}
+
+extension SampleStore {
+  /// Splits all time into consecutive bins that each own about
+  /// `targetSamples` samples, judged from the blocks' ranges of starts (a
+  /// block's samples are taken as spread evenly over its range).
+  ///
+  /// The first bin starts at `Int64.min` and the last ends at `Int64.max`, so
+  /// that every sample has exactly one owner.
+  func mergeBins(targetSamples: Int) -> [MergeBin] {
+    guard count > targetSamples, minStartMs < maxEndMs else {
+      return [MergeBin(lower: .min, upper: .max)]
+    }
+    // A histogram of starts over fixed slots, filled through a difference
+    // array so that a block spanning many slots costs two entries.
+    let slotCount = 1 << 16
+    let blocks = self.blocks
+    let low = blocks.reduce(Int64.max) { min($0, $1.minStartMs) }
+    let high = blocks.reduce(Int64.min) { max($0, $1.maxStartMs) }
+    let span = UInt64(bitPattern: high &- low) / UInt64(slotCount) + 1
+    func slot(_ t: Int64) -> Int { Int(UInt64(bitPattern: t &- low) / span) }
+    var density = [Double](repeating: 0, count: slotCount + 1)
+    for (block, info) in blocks.enumerated() {
+      let first = slot(info.minStartMs)
+      let last = slot(info.maxStartMs)
+      let perSlot = Double(count(ofBlock: block)) / Double(last - first + 1)
+      density[first] += perSlot
+      density[last + 1] -= perSlot
+    }
+    var bins: [MergeBin] = []
+    var lower = Int64.min
+    var running = 0.0
+    var owned = 0.0
+    for index in 0..<slotCount {
+      running += density[index]
+      owned += running
+      let upper = low &+ Int64(bitPattern: UInt64(index + 1) &* span)
+      if owned >= Double(targetSamples) && index + 1 < slotCount && upper > lower && upper <= high {
+        bins.append(MergeBin(lower: lower, upper: upper))
+        lower = upper
+        owned = 0
+      }
+    }
+    bins.append(MergeBin(lower: lower, upper: .max))
+    return bins
+  }
+}
+
+/// Step 1 and the walk order of step 2 as one table: the group of a sample
+/// by its kind, user-entered flag and source; -1 when the policy leaves it
+/// out. Group `kind * sourceCount + rank` holds the admitted samples of
+/// `kind` from the source at `rank`.
+struct MergeGroups {
+  let sourceCount: Int
+  /// Index: `(kind * 2 + userEntered) * sourceCount + source`.
+  let groupOfClass: [Int32]
+  /// Per origin, its source.
+  let originSource: [Int32]
+
+  init(log: SampleLog, policy: CountingPolicy, resolved: ResolvedRanking) {
+    let sourceCount = resolved.sourceCount
+    self.sourceCount = sourceCount
+    var table = [Int32](repeating: -1, count: 4 * sourceCount)
+    for kind in QuantityKind.allCases {
+      let ranking = resolved[kind]
+      for source in 0..<sourceCount {
+        for userEntered in [false, true]
+        where policy.admits(userEntered: userEntered, sourceClass: ranking.classes[source]) {
+          let row = 2 * Int(kind.rawValue) + (userEntered ? 1 : 0)
+          table[row * sourceCount + source] = Int32(
+            Int(kind.rawValue) * sourceCount + ranking.rankOfSource[source])
+        }
+      }
+    }
+    groupOfClass = table
+    originSource = log.originSource
+  }
+
+  var groupCount: Int { QuantityKind.allCases.count * sourceCount }
+
+  @inline(__always)
+  func group(of sample: StoredSample) -> Int32 {
+    let row = 2 * Int(sample.kind.rawValue) + (sample.isUserEntered ? 1 : 0)
+    return groupOfClass[row * sourceCount + Int(originSource[Int(sample.origin)])]
+  }
+}
+
+/// One admitted sample of a bin, decoded.
+struct MergeItem {
+  var startMs: Int64
+  var endMs: Int64
+  var value: Double
+  var index: Int
+  var group: Int32
+  var offsetMinutes: Int16
+  /// Whether the bin owns it (emits its pieces); otherwise it only covers.
+  var isOwned: Bool
+
+  @inline(__always)
+  func piece(_ start: Int64, _ end: Int64, _ value: Double, kind: QuantityKind, source: Int) -> MergedPiece {
+    MergedPiece(
+      sampleIndex: index, kind: kind, startMs: start, endMs: end, value: value,
+      utcOffsetSeconds: Int(offsetMinutes) * 60, sourceIndex: source)
+  }
+}
+
+/// A bin's samples and their walk order, reused from bin to bin.
+struct MergeWork {
+  var items: [MergeItem] = []
+  /// Item indices, group after group, each group in order of start (then of
+  /// the log, for equal starts).
+  var order: [Int32] = []
+  /// Where each group starts in ``order``; one more entry than groups.
+  var groupStart: [Int] = []
+
+  /// Fills ``order`` and ``groupStart`` from ``items``: a counting sort by
+  /// group, then a sort of only the groups out of order.
+  mutating func sortGroups(groupCount: Int) {
+    groupStart = [Int](repeating: 0, count: groupCount + 1)
+    for item in items { groupStart[Int(item.group) + 1] += 1 }
+    for group in 0..<groupCount { groupStart[group + 1] += groupStart[group] }
+    var fill = groupStart
+    order.removeAll(keepingCapacity: true)
+    order.append(contentsOf: repeatElement(0, count: items.count))
+    for (position, item) in items.enumerated() {
+      order[fill[Int(item.group)]] = Int32(position)
+      fill[Int(item.group)] += 1
+    }
+    items.withUnsafeBufferPointer { items in
+      order.withUnsafeMutableBufferPointer { order in
+        func precedes(_ a: Int32, _ b: Int32) -> Bool {
+          let x = items[Int(a)]
+          let y = items[Int(b)]
+          return x.startMs < y.startMs || (x.startMs == y.startMs && x.index < y.index)
+        }
+        for group in 0..<groupCount {
+          var members = UnsafeMutableBufferPointer(rebasing: order[groupStart[group]..<groupStart[group + 1]])
+          var inOrder = true
+          for k in members.indices.dropFirst() where !precedes(members[k - 1], members[k]) {
+            inOrder = false
+            break
+          }
+          if !inOrder { members.sort(by: precedes) }
+        }
+      }
+    }
+  }
+}
+
+/// Finds, bin after bin in order of time, the samples each bin needs, decoding
+/// only the blocks whose range of time can hold one.
+struct BinGatherer {
+  private let store: SampleStore
+  private let blocks: [SampleStore.BlockInfo]
+  /// Block indices by earliest start.
+  private let byStart: [Int32]
+  private var nextByStart = 0
+  /// Blocks whose earliest start lies before the latest window end so far,
+  /// less those that end before the current bin.
+  private var active: [Int32] = []
+
+  init(store: SampleStore) {
+    self.store = store
+    let blocks = store.blocks
+    self.blocks = blocks
+    var byStart = (0..<Int32(blocks.count)).map { $0 }
+    // Blocks nearly always come in order of time already.
+    let sorted = zip(byStart, byStart.dropFirst()).allSatisfy {
+      blocks[Int($0)].minStartMs <= blocks[Int($1)].minStartMs
+    }
+    if !sorted {
+      byStart.sort {
+        (blocks[Int($0)].minStartMs, $0) < (blocks[Int($1)].minStartMs, $1)
+      }
+    }
+    self.byStart = byStart
+  }
+
+  /// Admits blocks whose earliest start lies before `limit`.
+  private mutating func admit(before limit: Int64) {
+    while nextByStart < byStart.count && blocks[Int(byStart[nextByStart])].minStartMs < limit {
+      active.append(byStart[nextByStart])
+      nextByStart += 1
+    }
+  }
+
+  /// Fills `work.items` with the admitted samples `bin` needs: those it owns
+  /// (starting inside it), and, for coverage, every other sample with
+  /// `s < e` that overlaps `[bin.lower, E)`, `E` the latest end of the owned
+  /// ones (or `bin.upper`).
+  mutating func gather(_ bin: MergeBin, groups: MergeGroups, into work: inout MergeWork) {
+    work.items.removeAll(keepingCapacity: true)
+    let blocks = self.blocks
+    active.removeAll { blocks[Int($0)].maxEndMs < bin.lower }
+    admit(before: bin.upper)
+    var windowEnd = bin.upper
+    // Owned samples, and those that start before the bin and reach into it.
+    for block in active {
+      let info = blocks[Int(block)]
+      guard info.minStartMs < bin.upper, info.maxEndMs >= bin.lower else { continue }
+      store.decode(block: Int(block)) { index, sample in
+        let owned = sample.startMs >= bin.lower && sample.startMs < bin.upper
+        guard owned || (sample.startMs < bin.lower && sample.endMs > bin.lower) else { return }
+        let group = groups.group(of: sample)
+        guard group >= 0 else { return }
+        if owned { windowEnd = max(windowEnd, sample.endMs) }
+        work.items.append(item(sample, index: index, group: group, owned: owned))
+      }
+    }
+    guard windowEnd > bin.upper else { return }
+    // Samples that start after the bin but cover an owned one's tail.
+    admit(before: windowEnd)
+    for block in active {
+      let info = blocks[Int(block)]
+      guard info.minStartMs < windowEnd, info.maxStartMs >= bin.upper, info.maxEndMs > bin.upper else {
+        continue
+      }
+      store.decode(block: Int(block)) { index, sample in
+        guard sample.startMs >= bin.upper, sample.startMs < windowEnd, sample.startMs < sample.endMs else {
+          return
+        }
+        let group = groups.group(of: sample)
+        guard group >= 0 else { return }
+        work.items.append(item(sample, index: index, group: group, owned: false))
+      }
+    }
+  }
+
+  @inline(__always)
+  private func item(_ sample: StoredSample, index: Int, group: Int32, owned: Bool) -> MergeItem {
+    MergeItem(
+      startMs: sample.startMs, endMs: sample.endMs, value: sample.value, index: index, group: group,
+      offsetMinutes: sample.offsetMinutes, isOwned: owned)
+  }
+}

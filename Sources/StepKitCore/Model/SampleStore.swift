@@ -1,0 +1,503 @@
+/// A sample as the engine works on it, decoded from a ``SampleStore``.
+struct StoredSample: Sendable, Equatable {
+  /// Start, milliseconds since 1970.
+  var startMs: Int64
+  /// End, milliseconds since 1970.
+  var endMs: Int64
+  /// Steps, or metres.
+  var value: Double
+  /// The index into ``SampleLog/origins``.
+  var origin: UInt16
+  /// The UTC offset recorded with the start, whole minutes.
+  var offsetMinutes: Int16
+  /// Steps or distance.
+  var kind: QuantityKind
+  /// Whether the sample was typed in by hand.
+  var isUserEntered: Bool
+}
+
+/// Fixed-capacity bytes, shared between copies of a store until one of them
+/// writes (only the last chunk is ever written to).
+final class ByteChunk: @unchecked Sendable {
+  // Safe to share: a chunk is written only through a store that holds the
+  // one reference to it (`SampleStore.append`, after a uniqueness check), and read otherwise.
+  let base: UnsafeMutablePointer<UInt8>
+  let capacity: Int
+  var count = 0
+
+  init(capacity: Int) {
+    self.capacity = capacity
+    base = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+  }
+
+  deinit { base.deallocate() }
+
+  /// A new chunk holding the first `count` bytes of this one.
+  func copy(count: Int) -> ByteChunk {
+    let chunk = ByteChunk(capacity: capacity)
+    chunk.base.update(from: base, count: count)
+    chunk.count = count
+    return chunk
+  }
+}
+
+/// The bytes of a store's last chunk, which the store also holds (so that
+/// they live as long as it does).
+struct TailPointer: @unchecked Sendable {
+  var base = UnsafeMutablePointer<UInt8>(bitPattern: 0x10).unsafelyUnwrapped
+}
+
+/// The samples of a ``SampleLog``, stored in blocks of up to
+/// ``blockCapacity`` samples, each sample encoded against the one before it
+/// in its block: about 5 bytes a sample on exports instead of 24.
+///
+/// Each block is self-contained (it decodes from its first byte with no
+/// state from other blocks) and records the range of time its samples cover,
+/// so that a tally can decode only the blocks that touch a span of time.
+///
+/// One sample is a header byte and the fields that differ from the previous
+/// sample of the block:
+///
+/// | header bit | meaning |
+/// |---|---|
+/// | 0 | distance (else steps) |
+/// | 1 | user-entered |
+/// | 2 | origin differs: a varint follows |
+/// | 3 | UTC offset differs: a zigzag varint of minutes follows |
+/// | 4 | times in milliseconds (else whole seconds, the export's precision) |
+/// | 5–6 | value: 0 an integer varint; 1 a decimal with the previous decimal's scale; 2 a decimal with a scale byte; 3 the double's 8 bytes |
+/// | 7 | duration equals the previous sample's (else a varint follows) |
+///
+/// The start follows the header as a zigzag varint of its difference to the
+/// end of the block's previous sample of the same kind (0 when a source's
+/// samples follow on one another, negative when they overlap or come out of
+/// order). A decimal is a
+/// mantissa `m` and a scale byte holding `k` (bits 0–3) and a unit factor
+/// `f` (bits 4–6); the value is `Double(m) / 10^k`, then times `f` when `f`
+/// is not 1. The encoder keeps that form only when it decodes to exactly the
+/// same bits, and the double's own bits otherwise, so every value comes back
+/// exactly.
+struct SampleStore: Sendable {
+  /// Samples per block.
+  static let blockCapacity = 128
+  /// The most bytes one encoded sample takes.
+  static let maximumSampleBytes = 40
+  /// The bytes a block may take, reserved in its chunk when it opens.
+  static let maximumBlockBytes = blockCapacity * maximumSampleBytes
+  /// The first chunk's capacity; each later one is four times larger, up to ``largestChunk``.
+  static let smallestChunk = 8 * 1024
+  /// The largest chunk's capacity.
+  static let largestChunk = 1024 * 1024
+
+  /// How many unit factors a decimal may carry.
+  static let factorCount: UInt8 = 8
+
+  /// The unit factors a decimal may carry, the length units of exports in metres.
+  @inline(__always)
+  static func unitFactor(_ index: UInt8) -> Double {
+    switch index {
+    case 1: return 1000
+    case 2: return 1609.344
+    case 3: return 0.3048
+    case 4: return 0.9144
+    case 5: return 0.01
+    case 6: return 0.001
+    case 7: return 0.0254
+    default: return 1
+    }
+  }
+
+  /// 10^k for k in 0...9, exactly.
+  @inline(__always)
+  static func powerOfTen(_ k: UInt8) -> Double {
+    switch k {
+    case 0: return 1
+    case 1: return 1e1
+    case 2: return 1e2
+    case 3: return 1e3
+    case 4: return 1e4
+    case 5: return 1e5
+    case 6: return 1e6
+    case 7: return 1e7
+    case 8: return 1e8
+    default: return 1e9
+    }
+  }
+
+  /// Where a block lives and the time its samples cover.
+  struct BlockInfo: Sendable {
+    var chunk: UInt32
+    var offset: UInt32
+    /// The earliest start in the block.
+    var minStartMs: Int64
+    /// The latest start in the block.
+    var maxStartMs: Int64
+    /// The latest end in the block.
+    var maxEndMs: Int64
+  }
+
+  /// The state each sample is encoded against, reset at each block's start.
+  struct Context {
+    /// The end of the previous step sample and of the previous distance
+    /// sample: a sample's start is written against its kind's, since each
+    /// source's samples of a kind usually follow on one another.
+    var stepsEndMs: Int64 = 0
+    var distanceEndMs: Int64 = 0
+    var durationMs: Int64 = 0
+    var origin: UInt16 = 0
+    var offsetMinutes: Int16 = 0
+    /// The previous decimal's scale byte; 0xFF when there was none.
+    var scale: UInt8 = 0xFF
+  }
+
+  /// Every chunk but the one being written, then ``tail``.
+  private var fullChunks: [ByteChunk] = []
+  /// The chunk being written.
+  private var tail: ByteChunk?
+  /// ``tail``'s bytes and how many are written, kept here so that an append
+  /// touches no reference count.
+  private var tailPointer = TailPointer()
+  private var tailBase: UnsafeMutablePointer<UInt8> {
+    get { tailPointer.base }
+    set { tailPointer.base = newValue }
+  }
+  private var tailUsed = 0
+  /// Every block but the open one, whose range lives in ``open``.
+  private var sealedBlocks: [BlockInfo] = []
+  private var open = BlockInfo(chunk: 0, offset: 0, minStartMs: 0, maxStartMs: 0, maxEndMs: 0)
+  /// How many samples are stored.
+  private(set) var count = 0
+  /// The earliest start and latest end of all samples.
+  private(set) var minStartMs = Int64.max
+  private(set) var maxEndMs = Int64.min
+  private var context = Context()
+  /// The unit factor the last decimal used, tried first for the next one.
+  private var factorHint: UInt8 = 0
+
+  /// Every block's record, the open one's included.
+  var blocks: [BlockInfo] { count == 0 ? [] : sealedBlocks + [open] }
+
+  /// How many blocks there are.
+  var blockCount: Int { (count + Self.blockCapacity - 1) / Self.blockCapacity }
+
+  /// The record of block `block`.
+  @inline(__always)
+  func info(ofBlock block: Int) -> BlockInfo {
+    block < sealedBlocks.count ? sealedBlocks[block] : open
+  }
+
+  /// The first byte of block `block`.
+  @inline(__always)
+  func base(ofBlock block: Int) -> UnsafePointer<UInt8> {
+    let info = info(ofBlock: block)
+    let base = Int(info.chunk) < fullChunks.count ? fullChunks[Int(info.chunk)].base : tailBase
+    return UnsafePointer(base + Int(info.offset))
+  }
+
+  /// Bytes taken by encoded samples and block records (not counting unused chunk space).
+  var storedBytes: Int {
+    fullChunks.reduce(tailUsed) { $0 + $1.count } + blockCount * MemoryLayout<BlockInfo>.stride
+  }
+
+  /// Reserves room in the block table for `capacity` samples.
+  mutating func reserveCapacity(_ capacity: Int) {
+    sealedBlocks.reserveCapacity((capacity + Self.blockCapacity - 1) / Self.blockCapacity)
+  }
+
+  // MARK: - Writing
+
+  /// Appends one sample (the caller has checked it is valid).
+  mutating func append(_ sample: StoredSample) {
+    if count & (Self.blockCapacity - 1) == 0 { openBlock(at: sample.startMs) }
+    if !isKnownUniquelyReferenced(&tail) {
+      let copy = tail.unsafelyUnwrapped.copy(count: tailUsed)
+      tail = copy
+      tailBase = copy.base
+    }
+    var out = tailBase + tailUsed
+    let begin = out
+    let header = out
+    out += 1
+    var h = UInt8(sample.kind == .distance ? 1 : 0) | (sample.isUserEntered ? 2 : 0)
+    if sample.origin != context.origin {
+      h |= 4
+      Self.writeVarint(UInt64(sample.origin), &out)
+      context.origin = sample.origin
+    }
+    if sample.offsetMinutes != context.offsetMinutes {
+      h |= 8
+      Self.writeVarint(Self.zigzag(Int64(sample.offsetMinutes)), &out)
+      context.offsetMinutes = sample.offsetMinutes
+    }
+    let delta = sample.startMs &- (sample.kind == .steps ? context.stepsEndMs : context.distanceEndMs)
+    let duration = sample.endMs - sample.startMs
+    let sameDuration = duration == context.durationMs
+    let wholeSeconds = delta % 1000 == 0 && (sameDuration || duration % 1000 == 0)
+    if wholeSeconds {
+      Self.writeVarint(Self.zigzag(delta / 1000), &out)
+      if !sameDuration { Self.writeVarint(UInt64(duration / 1000), &out) }
+    } else {
+      h |= 16
+      Self.writeVarint(Self.zigzag(delta), &out)
+      if !sameDuration { Self.writeVarint(UInt64(duration), &out) }
+    }
+    if sameDuration { h |= 128 }
+    if sample.kind == .steps {
+      context.stepsEndMs = sample.endMs
+    } else {
+      context.distanceEndMs = sample.endMs
+    }
+    context.durationMs = duration
+    h |= encodeValue(sample.value, kind: sample.kind, &out) << 5
+    header.pointee = h
+    tailUsed += out - begin
+
+    count += 1
+    open.minStartMs = min(open.minStartMs, sample.startMs)
+    open.maxStartMs = max(open.maxStartMs, sample.startMs)
+    open.maxEndMs = max(open.maxEndMs, sample.endMs)
+    minStartMs = min(minStartMs, sample.startMs)
+    maxEndMs = max(maxEndMs, sample.endMs)
+  }
+
+  /// Seals the open block and starts one, in a new chunk when the current
+  /// one lacks room for a whole block.
+  private mutating func openBlock(at startMs: Int64) {
+    if count > 0 { sealedBlocks.append(open) }
+    if let current = tail, current.capacity - tailUsed < Self.maximumBlockBytes {
+      current.count = tailUsed
+      fullChunks.append(current)
+      let next = ByteChunk(capacity: min(current.capacity * 4, Self.largestChunk))
+      tail = next
+      tailBase = next.base
+      tailUsed = 0
+    } else if tail == nil {
+      let first = ByteChunk(capacity: Self.smallestChunk)
+      tail = first
+      tailBase = first.base
+    }
+    open = BlockInfo(
+      chunk: UInt32(fullChunks.count), offset: UInt32(tailUsed),
+      minStartMs: startMs, maxStartMs: startMs, maxEndMs: Int64.min)
+    context = Context()
+  }
+
+  /// Writes `value` in its shortest exact form and returns the form (header bits 5–6).
+  @inline(__always)
+  private mutating func encodeValue(
+    _ value: Double, kind: QuantityKind, _ out: inout UnsafeMutablePointer<UInt8>
+  ) -> UInt8 {
+    if value < 9_007_199_254_740_992, value.sign == .plus {
+      let integer = UInt64(value)
+      if Double(integer) == value {
+        Self.writeVarint(integer, &out)
+        return 0
+      }
+      if let (mantissa, scale) = decimal(value, kind: kind) {
+        // The previous scale serves when it has at least as many digits and the same factor.
+        let previous = context.scale
+        if previous != 0xFF, previous >> 4 == scale >> 4, previous & 15 >= scale & 15 {
+          let widened = mantissa &* UInt64(Self.powerOfTen(previous & 15 - scale & 15))
+          if widened < 9_007_199_254_740_992 {
+            Self.writeVarint(widened, &out)
+            return 1
+          }
+        }
+        out.pointee = scale
+        out += 1
+        Self.writeVarint(mantissa, &out)
+        context.scale = scale
+        return 2
+      }
+    }
+    var bits = value.bitPattern.littleEndian
+    withUnsafeBytes(of: &bits) {
+      UnsafeMutableRawPointer(out).copyMemory(from: $0.baseAddress!, byteCount: 8)
+    }
+    out += 8
+    return 3
+  }
+
+  /// A mantissa and scale byte that decode to exactly `value`, or `nil`.
+  @inline(__always)
+  private mutating func decimal(_ value: Double, kind: QuantityKind) -> (UInt64, UInt8)? {
+    // The factor of the block's previous decimal first, so that a run of
+    // distances in one unit keeps one scale byte; then none; then the rest.
+    let preferred = context.scale != 0xFF ? context.scale >> 4 : factorHint
+    if let found = decimal(value, factor: preferred) { return found }
+    if preferred != 0, let found = decimal(value, factor: 0) { return found }
+    guard kind == .distance else { return nil }
+    for factor in 1..<Self.factorCount where factor != preferred {
+      if let found = decimal(value, factor: factor) {
+        factorHint = factor
+        return found
+      }
+    }
+    return nil
+  }
+
+  /// A mantissa `m` and scale `k` (at most 9 decimals) with `Double(m) / 10^k`
+  /// times the factor equal to `value`, or `nil`.
+  @inline(__always)
+  private func decimal(_ value: Double, factor: UInt8) -> (UInt64, UInt8)? {
+    let scaled = factor == 0 ? value : value / Self.unitFactor(factor)
+    // Below 2^53 / 10^9 every candidate mantissa is an exact double.
+    guard scaled > 0, scaled < 9_007_199.254_740_992 else { return nil }
+    var mantissa = UInt64(scaled * 1e9 + 0.5)
+    var k: UInt8 = 9
+    // Strip trailing zeros: up to two steps of four, then two, then one.
+    while k >= 4 && mantissa % 10_000 == 0 {
+      mantissa /= 10_000
+      k -= 4
+    }
+    if k >= 2 && mantissa % 100 == 0 {
+      mantissa /= 100
+      k -= 2
+    }
+    if k >= 1 && mantissa % 10 == 0 {
+      mantissa /= 10
+      k -= 1
+    }
+    let scale = factor << 4 | k
+    guard Self.decodeDecimal(mantissa, scale: scale) == value else { return nil }
+    return (mantissa, scale)
+  }
+
+  @inline(__always)
+  static func decodeDecimal(_ mantissa: UInt64, scale: UInt8) -> Double {
+    let value = Double(mantissa) / powerOfTen(scale & 15)
+    let factor = scale >> 4
+    return factor == 0 ? value : value * unitFactor(factor)
+  }
+
+  @inline(__always)
+  static func zigzag(_ value: Int64) -> UInt64 {
+    UInt64(bitPattern: (value << 1) ^ (value >> 63))
+  }
+
+  @inline(__always)
+  static func unzigzag(_ value: UInt64) -> Int64 {
+    Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
+  }
+
+  @inline(__always)
+  static func writeVarint(_ value: UInt64, _ out: inout UnsafeMutablePointer<UInt8>) {
+    var p = out
+    var v = value
+    while v >= 0x80 {
+      p.pointee = UInt8(truncatingIfNeeded: v) | 0x80
+      p += 1
+      v &>>= 7
+    }
+    p.pointee = UInt8(truncatingIfNeeded: v)
+    out = p + 1
+  }
+
+  // MARK: - Reading
+
+  /// How many samples block `block` holds.
+  @inline(__always)
+  func count(ofBlock block: Int) -> Int {
+    min(Self.blockCapacity, count - block * Self.blockCapacity)
+  }
+
+  /// Decodes block `block` in order, handing each sample and its index to `body`.
+  @inline(__always)
+  func decode<Failure: Error>(block: Int, _ body: (Int, StoredSample) throws(Failure) -> Void) throws(Failure)
+  {
+    var cursor = base(ofBlock: block)
+    var context = Context()
+    let first = block * Self.blockCapacity
+    for index in first..<(first + count(ofBlock: block)) {
+      try body(index, Self.decode(&cursor, &context))
+    }
+  }
+
+  /// Decodes every sample in order.
+  @inline(__always)
+  func decodeAll<Failure: Error>(_ body: (Int, StoredSample) throws(Failure) -> Void) throws(Failure) {
+    for block in 0..<blockCount { try decode(block: block, body) }
+  }
+
+  /// The sample at `index`.
+  func sample(at index: Int) -> StoredSample {
+    precondition(index >= 0 && index < count, "sample index \(index) out of range 0..<\(count)")
+    let block = index / Self.blockCapacity
+    var cursor = base(ofBlock: block)
+    var context = Context()
+    var sample = Self.decode(&cursor, &context)
+    for _ in 0..<(index - block * Self.blockCapacity) { sample = Self.decode(&cursor, &context) }
+    return sample
+  }
+
+  @inline(__always)
+  static func readVarint(_ cursor: inout UnsafePointer<UInt8>) -> UInt64 {
+    // Unrolled for the one- to three-byte values nearly every field takes.
+    let p = cursor
+    var byte = UInt64(p[0])
+    if byte < 0x80 {
+      cursor = p + 1
+      return byte
+    }
+    var value = byte & 0x7F
+    byte = UInt64(p[1])
+    value |= (byte & 0x7F) &<< 7
+    if byte < 0x80 {
+      cursor = p + 2
+      return value
+    }
+    byte = UInt64(p[2])
+    value |= (byte & 0x7F) &<< 14
+    if byte < 0x80 {
+      cursor = p + 3
+      return value
+    }
+    var at = 3
+    var shift: UInt64 = 21
+    repeat {
+      byte = UInt64(p[at])
+      at += 1
+      value |= (byte & 0x7F) &<< shift
+      shift &+= 7
+    } while byte >= 0x80
+    cursor = p + at
+    return value
+  }
+
+  @inline(__always)
+  static func decode(_ cursor: inout UnsafePointer<UInt8>, _ context: inout Context) -> StoredSample {
+    let h = cursor.pointee
+    cursor += 1
+    if h & 4 != 0 { context.origin = UInt16(truncatingIfNeeded: readVarint(&cursor)) }
+    if h & 8 != 0 {
+      context.offsetMinutes = Int16(truncatingIfNeeded: unzigzag(readVarint(&cursor)))
+    }
+    let unit: Int64 = h & 16 == 0 ? 1000 : 1
+    let isSteps = h & 1 == 0
+    let startMs =
+      (isSteps ? context.stepsEndMs : context.distanceEndMs) &+ unzigzag(readVarint(&cursor)) &* unit
+    if h & 128 == 0 { context.durationMs = Int64(bitPattern: readVarint(&cursor)) &* unit }
+    let endMs = startMs &+ context.durationMs
+    if isSteps { context.stepsEndMs = endMs } else { context.distanceEndMs = endMs }
+    let value: Double
+    switch (h >> 5) & 3 {
+    case 0: value = Double(readVarint(&cursor))
+    case 1: value = decodeDecimal(readVarint(&cursor), scale: context.scale)
+    case 2:
+      context.scale = cursor.pointee
+      cursor += 1
+      value = decodeDecimal(readVarint(&cursor), scale: context.scale)
+    default:
+      var bits: UInt64 = 0
+      withUnsafeMutableBytes(of: &bits) {
+        $0.copyMemory(from: UnsafeRawBufferPointer(start: cursor, count: 8))
+      }
+      cursor += 8
+      value = Double(bitPattern: UInt64(littleEndian: bits))
+    }
+    return StoredSample(
+      startMs: startMs, endMs: endMs, value: value,
+      origin: context.origin, offsetMinutes: context.offsetMinutes,
+      kind: isSteps ? .steps : .distance, isUserEntered: h & 2 != 0)
+  }
+}

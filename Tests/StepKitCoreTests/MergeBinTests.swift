@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+
+@testable import StepKitCore
+
+/// The merge runs one span of time at a time; these check that the spans
+/// never change what counts: the same pieces, source rows and per-sample
+/// values as one merge over the whole log, whatever the spans.
+@Suite("Merging span by span")
+struct MergeBinTests {
+  static let sources: [(String, Device?)] = [
+    ("Watch", Fixture.watch), ("iPhone", Fixture.phone), ("Steps App", nil), ("Health", nil),
+  ]
+
+  /// Samples over 40 days from four sources: long ones that cross many
+  /// spans, instants, out-of-order starts, typed-in entries, several offsets.
+  static func randomLog(seed: UInt64, count: Int = 1500) -> SampleLog {
+    var rng = SeededGenerator(seed: seed)
+    let base = Fixture.date("2026-03-01 00:00")
+    var log = SampleLog()
+    for _ in 0..<count {
+      let (name, device) = sources[Int.random(in: 0..<4, using: &rng)]
+      let start = base.addingTimeInterval(Double(Int.random(in: 0..<(40 * 86_400), using: &rng)))
+      let length: Double
+      switch Int.random(in: 0..<20, using: &rng) {
+      case 0: length = 0
+      case 1: length = Double(Int.random(in: 1...(10 * 86_400), using: &rng))
+      default: length = Double(Int.random(in: 1...3600, using: &rng))
+      }
+      log.append(
+        Sample(
+          kind: Int.random(in: 0..<3, using: &rng) == 0 ? .distance : .steps, start: start,
+          end: start.addingTimeInterval(length), value: Double(Int.random(in: 0...2000, using: &rng)) / 7,
+          utcOffsetSeconds: [0, 3600, 7200, -18_000, 28_800][Int.random(in: 0..<5, using: &rng)],
+          source: name, device: device,
+          isUserEntered: name == "Health" || Int.random(in: 0..<20, using: &rng) == 0))
+    }
+    return log
+  }
+
+  static func pieces(_ log: SampleLog, policy: CountingPolicy, bins: [MergeBin]) -> [MergedPiece] {
+    var pieces: [MergedPiece] = []
+    log.forEachMergedPiece(policy: policy, ranking: .default, bins: bins) { pieces.append($0) }
+    return pieces.sorted { ($0.sampleIndex, $0.startMs) < ($1.sampleIndex, $1.startMs) }
+  }
+
+  @Test(
+    "Any split into spans yields exactly the pieces of one merge",
+    arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+  func piecesIndependentOfSpans(seed: UInt64) {
+    let log = Self.randomLog(seed: seed)
+    let whole = [MergeBin(lower: .min, upper: .max)]
+    for policy in CountingPolicy.allCases {
+      let reference = Self.pieces(log, policy: policy, bins: whole)
+      #expect(!reference.isEmpty)
+      for target in [20, 300] {
+        let bins = log.store.mergeBins(targetSamples: target)
+        #expect(bins.count > 1)
+        #expect(Self.pieces(log, policy: policy, bins: bins) == reference)
+      }
+    }
+  }
+
+  @Test("Span edges on sample starts, ends and instants change nothing")
+  func edgesOnSampleTimes() {
+    // Edges placed exactly on the times samples start and end, where an
+    // off-by-one in ownership or coverage would show.
+    let log = Self.randomLog(seed: 77, count: 400)
+    var times: [Int64] = []
+    log.forEachEntry { index, entry in
+      if index % 13 == 0 { times.append(entry.startMs) }
+      if index % 17 == 0 { times.append(entry.endMs) }
+    }
+    let edges = Array(Set(times)).sorted()
+    var bins: [MergeBin] = []
+    var lower = Int64.min
+    for edge in edges {
+      bins.append(MergeBin(lower: lower, upper: edge))
+      lower = edge
+    }
+    bins.append(MergeBin(lower: lower, upper: .max))
+    for policy in CountingPolicy.allCases {
+      #expect(
+        Self.pieces(log, policy: policy, bins: bins)
+          == Self.pieces(log, policy: policy, bins: [MergeBin(lower: .min, upper: .max)]))
+    }
+  }
+
+  @Test("Tallies agree with one span: rows and per-sample values exactly, buckets to rounding")
+  func tallyIndependentOfSpans() {
+    let log = Self.randomLog(seed: 3)
+    for rule in [TimeZoneRule.recorded, .zone(TimeZone(identifier: "America/New_York")!)] {
+      for unit in BucketUnit.allCases {
+        let options = CountingOptions(
+          unit: unit, timeZone: rule, recordsCountedValues: true, includesSourceBreakdown: true)
+        let one = log.tally(options, samplesPerBin: .max)
+        let many = log.tally(options, samplesPerBin: 100)
+        #expect(one.sources == many.sources)
+        #expect(one.countedValues == many.countedValues)
+        #expect(one.buckets.count == many.buckets.count)
+        for (a, b) in zip(one.buckets, many.buckets) {
+          #expect(a.firstDay == b.firstDay && a.hour == b.hour && a.utcOffsetSeconds == b.utcOffsetSeconds)
+          #expect(a.rawSteps == b.rawSteps)
+          #expect(a.manualSteps == b.manualSteps)
+          #expect(a.steps.isClose(to: b.steps, tolerance: 1e-12))
+          #expect(a.distanceMeters.isClose(to: b.distanceMeters, tolerance: 1e-12))
+          #expect(a.roundedSteps == b.roundedSteps)
+        }
+      }
+    }
+  }
+
+  @Test("The raw pass beside the merge gives the very same tally as one after the other")
+  func parallelTally() {
+    let log = Self.randomLog(seed: 12, count: 20_000)
+    for policy in CountingPolicy.allCases {
+      let options = CountingOptions(
+        policy: policy, unit: .hour, recordsCountedValues: true, includesSourceBreakdown: true)
+      let one = log.tally(options, samplesPerBin: 2000, inParallel: false)
+      let two = log.tally(options, samplesPerBin: 2000, inParallel: true)
+      #expect(one.buckets == two.buckets)
+      #expect(one.sources == two.sources)
+      #expect(one.countedValues == two.countedValues)
+    }
+  }
+
+  @Test("Spans cover all time, in order, and hold about the target each, whatever the input order")
+  func spanPlan() {
+    var log = SampleLog()
+    let origin = log.origin(source: "A", device: nil)!
+    var rng = SeededGenerator(seed: 8)
+    // Shuffled starts: every block spans nearly the whole range.
+    for _ in 0..<200_000 {
+      let start = Int64.random(in: 0..<(365 * 86_400), using: &rng) * 1000
+      log.append(
+        kind: .steps, startMs: start, endMs: start + 60_000, value: 1, utcOffsetSeconds: 0, origin: origin,
+        userEntered: false)
+    }
+    let bins = log.store.mergeBins(targetSamples: 10_000)
+    #expect(bins.first?.lower == .min)
+    #expect(bins.last?.upper == .max)
+    #expect(zip(bins, bins.dropFirst()).allSatisfy { $0.upper == $1.lower && $0.lower < $0.upper })
+    var owned = [Int](repeating: 0, count: bins.count)
+    log.forEachEntry { _, entry in
+      owned[bins.firstIndex { entry.startMs >= $0.lower && entry.startMs < $0.upper }!] += 1
+    }
+    #expect(bins.count >= 15)
+    #expect(owned.max()! <= 15_000, "\(owned)")
+  }
+}

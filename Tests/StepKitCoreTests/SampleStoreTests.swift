@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+
+@testable import StepKitCore
+
+/// The compact sample store: every field comes back exactly, copies stay
+/// independent, and export-like samples take a few bytes each.
+@Suite("Sample store")
+struct SampleStoreTests {
+  /// One sample as appended, in engine units.
+  struct Appended: Equatable {
+    var kind: QuantityKind
+    var startMs: Int64
+    var endMs: Int64
+    var valueBits: UInt64
+    var offsetSeconds: Int
+    var origin: UInt16
+    var userEntered: Bool
+  }
+
+  /// A value of one of the shapes exports and apps produce, or any double.
+  static func randomValue(kind: QuantityKind, using rng: inout SeededGenerator) -> Double {
+    switch Int.random(in: 0..<10, using: &rng) {
+    case 0: return Double(Int.random(in: 0...30_000, using: &rng))
+    case 1:
+      // A short decimal in km, converted as the reader converts it.
+      let digits = Int.random(in: 1...7, using: &rng)
+      let mantissa = Double(Int.random(in: 1...9_999_999, using: &rng))
+      let factor = [1000, 1609.344, 0.3048, 0.9144, 0.01, 1][Int.random(in: 0..<6, using: &rng)]
+      return mantissa / pow(10, Double(digits)) * factor
+    case 2:
+      // Any finite non-negative double: every bit pattern below +infinity.
+      return Double(bitPattern: UInt64.random(in: 0..<0x7FF0_0000_0000_0000, using: &rng))
+    case 3:
+      return [0.0, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 9_007_199_254_740_994][
+        Int.random(in: 0..<5, using: &rng)]
+    case 4:
+      // iOS 8's fractional step counts.
+      return Double(Int.random(in: 0...500, using: &rng)) + Double.random(in: 0..<1, using: &rng)
+    case 5: return Double(Int.random(in: 0...100_000, using: &rng)) / 100
+    default:
+      let mantissa = Double(Int.random(in: 1...99_999, using: &rng))
+      return kind == .distance ? mantissa / 100_000 * 1000 : mantissa
+    }
+  }
+
+  /// Samples of every awkward kind: times with milliseconds, starts that go
+  /// backwards, durations from none to 136 years, offsets at the limits, and
+  /// more than 300 origins.
+  static func randomAppends(seed: UInt64, count: Int) -> (SampleLog, [Appended]) {
+    var rng = SeededGenerator(seed: seed)
+    var log = SampleLog()
+    let origins = (0..<300).map { log.origin(source: "Source \($0 % 40)", device: Device(name: "\($0)"))! }
+    var expected: [Appended] = []
+    var t: Int64 = 1_600_000_000_000
+    for _ in 0..<count {
+      let kind: QuantityKind = Bool.random(using: &rng) ? .steps : .distance
+      switch Int.random(in: 0..<8, using: &rng) {
+      case 0: t += Int64.random(in: -86_400_000...0, using: &rng)  // out of order
+      case 1: t += Int64.random(in: 0...999, using: &rng)  // milliseconds
+      case 2: t = Int64.random(in: -4_000_000_000_000...4_000_000_000_000, using: &rng)
+      case 3: t = [Int64.min / 2, Int64.max / 2, -1, 0][Int.random(in: 0..<4, using: &rng)]
+      default: t += 1000 * Int64.random(in: 0...600, using: &rng)
+      }
+      let duration: Int64
+      switch Int.random(in: 0..<6, using: &rng) {
+      case 0: duration = 0
+      case 1: duration = Int64.random(in: 0...Int64(UInt32.max) * 1000, using: &rng)
+      case 2: duration = Int64.random(in: 1...10_000, using: &rng)
+      default: duration = 1000 * Int64.random(in: 1...900, using: &rng)
+      }
+      let offsetMinutes = Bool.random(using: &rng) ? 60 : Int.random(in: -2047...2047, using: &rng)
+      let origin = origins[Int.random(in: 0..<(Bool.random(using: &rng) ? 2 : 300), using: &rng)]
+      let value = randomValue(kind: kind, using: &rng)
+      let userEntered = Int.random(in: 0..<5, using: &rng) == 0
+      let stored = log.append(
+        kind: kind, startMs: t, endMs: t + duration, value: value, utcOffsetSeconds: offsetMinutes * 60,
+        origin: origin, userEntered: userEntered)
+      #expect(stored)
+      expected.append(
+        Appended(
+          kind: kind, startMs: t, endMs: t + duration, valueBits: value.bitPattern,
+          offsetSeconds: offsetMinutes * 60, origin: origin.rawValue, userEntered: userEntered))
+    }
+    return (log, expected)
+  }
+
+  static func appended(_ entry: SampleLog.Entry) -> Appended {
+    Appended(
+      kind: entry.kind, startMs: entry.startMs, endMs: entry.endMs, valueBits: entry.value.bitPattern,
+      offsetSeconds: entry.utcOffsetSeconds, origin: entry.origin.rawValue, userEntered: entry.isUserEntered)
+  }
+
+  @Test("Every field comes back exactly, in order and by index", arguments: [1, 2, 3, 4, 5] as [UInt64])
+  func roundTrip(seed: UInt64) {
+    let (log, expected) = Self.randomAppends(seed: seed, count: 3000)
+    #expect(log.count == expected.count)
+    var read: [Appended] = []
+    log.forEachEntry { index, entry in
+      #expect(index == read.count)
+      read.append(Self.appended(entry))
+    }
+    #expect(read == expected)
+    for index in [0, 1, 63, 64, 127, 128, 129, 1000, expected.count - 1] {
+      let sample = log.sample(at: index)
+      #expect(sample.start == Date(epochMilliseconds: expected[index].startMs))
+      #expect(sample.end == Date(epochMilliseconds: expected[index].endMs))
+      #expect(sample.value.bitPattern == expected[index].valueBits)
+      #expect(sample.utcOffsetSeconds == expected[index].offsetSeconds)
+      #expect(log.originOfSample(at: index).rawValue == expected[index].origin)
+    }
+    let all = log.samples
+    #expect(all.count == expected.count)
+    #expect(zip(all, expected).allSatisfy { $0.value.bitPattern == $1.valueBits && $0.kind == $1.kind })
+  }
+
+  @Test("Values of every shape round-trip bit for bit, one sample at a time")
+  func valuesRoundTrip() {
+    var rng = SeededGenerator(seed: 99)
+    var log = SampleLog()
+    let origin = log.origin(source: "A", device: nil)!
+    var values: [Double] = []
+    for index in 0..<20_000 {
+      let kind: QuantityKind = index % 2 == 0 ? .steps : .distance
+      let value = Self.randomValue(kind: kind, using: &rng)
+      values.append(value)
+      log.append(
+        kind: kind, startMs: Int64(index) * 1000, endMs: Int64(index) * 1000, value: value,
+        utcOffsetSeconds: 0, origin: origin, userEntered: false)
+    }
+    var read: [UInt64] = []
+    log.forEachEntry { _, entry in read.append(entry.value.bitPattern) }
+    #expect(read == values.map(\.bitPattern))
+  }
+
+  @Test("A copy of a log keeps its own samples when either appends")
+  func copyOnWrite() {
+    let (original, expected) = Self.randomAppends(seed: 11, count: 100)
+    var a = original
+    var b = original
+    let origin = a.origin(source: "Source 0", device: Device(name: "0"))!
+    a.append(
+      kind: .steps, startMs: 5000, endMs: 6000, value: 1, utcOffsetSeconds: 0, origin: origin,
+      userEntered: false)
+    b.append(
+      kind: .distance, startMs: 7000, endMs: 9000, value: 2.5, utcOffsetSeconds: 3600, origin: origin,
+      userEntered: true)
+    #expect(original.count == 100)
+    var read: [Appended] = []
+    original.forEachEntry { _, entry in read.append(Self.appended(entry)) }
+    #expect(read == expected)
+    #expect(a.sample(at: 100).value == 1)
+    #expect(a.sample(at: 100).kind == .steps)
+    #expect(b.sample(at: 100).value == 2.5)
+    #expect(b.sample(at: 100).utcOffsetSeconds == 3600)
+    #expect(a.sample(at: 99) == b.sample(at: 99))
+  }
+
+  @Test("Offsets are kept in whole minutes, as the rejection rule bounds them")
+  func offsetsInMinutes() {
+    var log = SampleLog()
+    let origin = log.origin(source: "A", device: nil)!
+    for seconds in [0, 59, -59, 19_800, -34_200, 2047 * 60, -2047 * 60, 3661] {
+      log.append(
+        kind: .steps, startMs: 0, endMs: 0, value: 1, utcOffsetSeconds: seconds, origin: origin,
+        userEntered: false)
+    }
+    var offsets: [Int] = []
+    log.forEachEntry { _, entry in offsets.append(entry.utcOffsetSeconds) }
+    #expect(offsets == [0, 0, 0, 19_800, -34_200, 2047 * 60, -2047 * 60, 3660])
+  }
+
+  @Test("Export-shaped samples take under 6 bytes each")
+  func compactness() {
+    // Steps and distance pairs from a Watch and an iPhone, whole seconds,
+    // distances in km with five decimals, as dense exports have them.
+    var rng = SeededGenerator(seed: 5)
+    var log = SampleLog()
+    let watch = log.origin(source: "Watch", device: Fixture.watch)!
+    let phone = log.origin(source: "iPhone", device: Fixture.phone)!
+    var t: Int64 = 1_609_459_200_000
+    for index in 0..<100_000 {
+      let length = 1000 * Int64.random(in: 10...300, using: &rng)
+      let steps = Double(Int.random(in: 1...400, using: &rng))
+      let origin = index % 40 < 20 ? watch : phone
+      let km = Double(Int(steps * 0.75 + 0.5)) / 100_000
+      log.append(
+        kind: .steps, startMs: t, endMs: t + length, value: steps, utcOffsetSeconds: 3600, origin: origin,
+        userEntered: false)
+      log.append(
+        kind: .distance, startMs: t, endMs: t + length, value: km * 1000, utcOffsetSeconds: 3600,
+        origin: origin, userEntered: false)
+      t += length + 1000 * Int64.random(in: 0...120, using: &rng)
+    }
+    let perSample = Double(log.storedSampleBytes) / Double(log.count)
+    #expect(perSample < 6, "\(perSample) bytes per sample")
+  }
+}
