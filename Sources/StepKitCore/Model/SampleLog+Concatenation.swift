@@ -34,16 +34,19 @@ extension SampleLog {
     for origin in other.origins {
       identifiers.append(self.origin(source: origin.source, device: origin.device))
     }
-    for index in 0..<other.count {
-      let sample = other.sample(at: index)
-      guard let origin = identifiers[Int(other.originOfSample(at: index).rawValue)] else {
+    // Each sample is decoded from `other`'s blocks in order and written into
+    // this store with its origin renumbered: no `Sample`, no strings, and no
+    // second validation (`other` stored only samples its own append accepted).
+    other.store.decodeAll { _, stored in
+      guard let origin = identifiers[Int(stored.origin)] else {
         reportInvalid(.outOfRange, location: nil)
-        continue
+        return
       }
-      append(
-        kind: sample.kind, startMs: sample.start.epochMilliseconds, endMs: sample.end.epochMilliseconds,
-        value: sample.value, utcOffsetSeconds: sample.utcOffsetSeconds, origin: origin,
-        userEntered: sample.isUserEntered)
+      var renumbered = stored
+      renumbered.origin = origin.rawValue
+      store.append(renumbered)
+      originSampleCounts[
+        4 * Int(origin.rawValue) + 2 * Int(stored.kind.rawValue) + (stored.isUserEntered ? 1 : 0)] += 1
     }
     let report = other.invalid
     for example in report.examples {
