@@ -202,9 +202,18 @@ enum ByteScanning {
     var apostrophes = SIMD16<UInt8>(repeating: 0)
     var i = 0
     while i < count {
-      // Up to 255 vectors per block, so that 8-bit lanes cannot overflow.
-      let blockEnd = min(count, i &+ 255 &* 16)
+      // Up to 252 vectors per block, so that 8-bit lanes cannot overflow.
+      let blockEnd = min(count, i &+ 252 &* 16)
       var counts = SIMD16<UInt8>(repeating: 0)
+      while blockEnd &- i >= 64 {
+        for k in 0..<4 {
+          let v = raw.loadUnaligned(fromByteOffset: i &+ k &* 16, as: SIMD16<UInt8>.self)
+          counts &-= lanes(v .== quote)
+          apostrophes |= lanes(v .== apostrophe)
+          bad |= lanes(v .== lessThan)
+        }
+        i &+= 64
+      }
       while blockEnd &- i >= 16 {
         let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
         // A lane that matches is all ones: subtracting it adds one.
