@@ -181,7 +181,8 @@ struct XMLScanner: ~Copyable {
   mutating func next() throws -> XMLToken {
     if !started { try start() }
     while true {
-      guard let lt = ByteScanning.find(ASCII.lessThan, in: buffer, from: pos, to: end) else {
+      // The next tag is usually a line feed and an indent away: look near first, without a call.
+      guard let lt = ByteScanning.findNear(ASCII.lessThan, in: buffer, from: pos, to: end) else {
         if depth == 0 { try checkOutsideText(from: pos, to: end) }
         pos = end
         if try !refill(keeping: end) { return try finish() }
