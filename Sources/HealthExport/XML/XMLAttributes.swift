@@ -129,7 +129,7 @@ extension XMLScanner {
     let start = cursor
     let valueStart = start + prefix.utf8CodeUnitCount
     guard valueStart <= attributesEnd, ByteScanning.equal(buffer + start, prefix),
-      let close = ByteScanning.findNear(ASCII.quote, in: buffer, from: valueStart, to: attributesEnd),
+      let close = ByteScanning.findShort(ASCII.quote, in: buffer, from: valueStart, to: attributesEnd),
       close + 1 == attributesEnd || ByteScanning.isSpace(buffer[close + 1])
     else { return nil }
     cursor = close + 1
