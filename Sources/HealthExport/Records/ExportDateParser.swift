@@ -122,23 +122,45 @@ enum ExportDateParser {
         year: twoDigits(0) * 100 + twoDigits(2), month: twoDigits(5), day: twoDigits(8))
       return parsed
     }
-    // The same date: check and read the time and the offset only.
-    guard p[10] == UInt8(ascii: " "), p[13] == UInt8(ascii: ":"), p[16] == UInt8(ascii: ":"),
-      p[19] == UInt8(ascii: " ")
+    // The same date: check and read the time and the offset only, eight
+    // bytes at a time: ` HH:mm:s` at 10 and `ss ±HHMM` at 17.
+    let time = raw.loadUnaligned(fromByteOffset: 10, as: UInt64.self)
+    let zone = raw.loadUnaligned(fromByteOffset: 17, as: UInt64.self)
+    // The separators (little-endian: byte 0 is the word's lowest).
+    let timeSeparators: UInt64 = 0x00FF_0000_FF00_00FF  // bytes 0, 3, 6
+    let timeSeparatorBytes: UInt64 = 0x003A_0000_3A00_0020  // ' ', ':', ':'
+    let zoneSeparators: UInt64 = 0x0000_0000_00FF_0000  // byte 2
+    let zoneSeparatorBytes: UInt64 = 0x0000_0000_0020_0000  // ' '
+    guard time & timeSeparators == timeSeparatorBytes, zone & zoneSeparators == zoneSeparatorBytes else {
+      return nil
+    }
+    // Digits: each byte xor '0' must be below 10 (no top bit, and none after adding 0x76).
+    let zeros: UInt64 = 0x3030_3030_3030_3030
+    let timeDigits = time ^ zeros
+    let zoneDigits = zone ^ zeros
+    let high: UInt64 = 0x8080_8080_8080_8080
+    let step: UInt64 = 0x7676_7676_7676_7676
+    let timeDigitLanes: UInt64 = 0xFF00_FFFF_00FF_FF00  // bytes 1, 2, 4, 5, 7
+    let zoneDigitLanes: UInt64 = 0xFFFF_FFFF_0000_FFFF  // bytes 0, 1, 4, 5, 6, 7
+    guard (timeDigits | (timeDigits &+ step)) & high & timeDigitLanes == 0,
+      (zoneDigits | (zoneDigits &+ step)) & high & zoneDigitLanes == 0
     else { return nil }
-    let hour = twoDigits(11)
-    let minute = twoDigits(14)
-    let second = twoDigits(17)
+    @inline(__always) func digit(_ word: UInt64, _ byte: Int) -> Int {
+      Int(truncatingIfNeeded: (word &>> (8 &* UInt64(byte))) & 0xFF)
+    }
+    let hour = digit(timeDigits, 1) &* 10 &+ digit(timeDigits, 2)
+    let minute = digit(timeDigits, 4) &* 10 &+ digit(timeDigits, 5)
+    let second = digit(zoneDigits, 0) &* 10 &+ digit(zoneDigits, 1)
+    let offsetHours = digit(zoneDigits, 4) &* 10 &+ digit(zoneDigits, 5)
+    let offsetMinutes = digit(zoneDigits, 6) &* 10 &+ digit(zoneDigits, 7)
     let sign = p[20]
-    let offsetHours = twoDigits(21)
-    let offsetMinutes = twoDigits(23)
     guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"),
-      hour >= 0, hour <= 23, minute >= 0, minute <= 59, second >= 0, second <= 60,
-      offsetHours >= 0, offsetHours <= 23, offsetMinutes >= 0, offsetMinutes <= 59
+      hour <= 23, minute <= 59, second <= 60, offsetHours <= 23, offsetMinutes <= 59
     else { return nil }
-    let offset = (sign == UInt8(ascii: "-") ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60)
-    let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset)
-    return Parsed(epochMilliseconds: seconds * 1000, utcOffsetSeconds: offset)
+    let magnitude = offsetHours &* 3600 &+ offsetMinutes &* 60
+    let offset = sign == UInt8(ascii: "-") ? -magnitude : magnitude
+    let seconds = Int64(days) &* 86_400 &+ Int64(hour &* 3600 &+ minute &* 60 &+ second) &- Int64(offset)
+    return Parsed(epochMilliseconds: seconds &* 1000, utcOffsetSeconds: offset)
   }
 
   /// Parses a date held in a `String`.

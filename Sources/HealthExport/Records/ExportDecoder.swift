@@ -238,22 +238,88 @@ struct ExportDecoder: ~Copyable {
 
   // MARK: - Step and distance samples
 
+  /// Where a record's attributes lie: indices for ``XMLScanner/attribute(_:)``, -1 for none.
+  private struct RecordLayout {
+    /// The first `type`.
+    var type = -1
+    // The last of each name, as a repeated attribute has always been read.
+    var sourceName = -1
+    /// iOS 8's name for `sourceName`.
+    var legacySource = -1
+    var device = -1
+    var unit = -1
+    var startDate = -1
+    var endDate = -1
+    var value = -1
+    /// iOS 8 and 9 wrote the flag as an attribute rather than a MetadataEntry.
+    var userEntered = -1
+    /// Attributes named with spaces (iOS 8's third-party metadata).
+    var malformedAttributes = 0
+  }
+
+  /// Record layouts already worked out, by the scanner's ``AttributeLayout``:
+  /// records of a few layouts (with or without a device, with children or
+  /// not) alternate, so a handful are kept.
+  private var layoutKeys: [AttributeLayout] = []
+  private var layouts: [RecordLayout] = []
+  private var nextLayoutSlot = 0
+  private static let keptLayouts = 4
+
+  /// The layout of the current start tag's attributes.
+  @inline(__always)
+  private mutating func recordLayout() -> RecordLayout {
+    guard let key = scanner.attributeLayout else { return workOutRecordLayout() }
+    for slot in layoutKeys.indices where layoutKeys[slot] == key { return layouts[slot] }
+    let layout = workOutRecordLayout()
+    if layoutKeys.count < Self.keptLayouts {
+      layoutKeys.append(key)
+      layouts.append(layout)
+    } else {
+      layoutKeys[nextLayoutSlot] = key
+      layouts[nextLayoutSlot] = layout
+      nextLayoutSlot = (nextLayoutSlot + 1) % Self.keptLayouts
+    }
+    return layout
+  }
+
+  private func workOutRecordLayout() -> RecordLayout {
+    var layout = RecordLayout()
+    for index in 0..<scanner.attributeCount {
+      let attribute = scanner.attribute(index)
+      if attribute.nameHasSpaces {
+        layout.malformedAttributes += 1
+        continue
+      }
+      switch attribute.nameEnd - attribute.nameStart {
+      case 4 where scanner.attributeNameIs(attribute, "type"): if layout.type < 0 { layout.type = index }
+      case 4 where scanner.attributeNameIs(attribute, "unit"): layout.unit = index
+      case 5 where scanner.attributeNameIs(attribute, "value"): layout.value = index
+      case 6 where scanner.attributeNameIs(attribute, "device"): layout.device = index
+      case 6 where scanner.attributeNameIs(attribute, "source"): layout.legacySource = index
+      case 7 where scanner.attributeNameIs(attribute, "endDate"): layout.endDate = index
+      case 9 where scanner.attributeNameIs(attribute, "startDate"): layout.startDate = index
+      case 10 where scanner.attributeNameIs(attribute, "sourceName"): layout.sourceName = index
+      case 16 where scanner.attributeNameIs(attribute, "HKWasUserEntered"): layout.userEntered = index
+      default: break
+      }
+    }
+    return layout
+  }
+
   /// Decodes a top-level `<Record>` if it is a step or distance record.
   @inline(__always)
   private mutating func sampleRecord() throws {
+    // Apple writes `type` first: most records are passed over on it alone.
     var cursor = scanner.nameEnd
-    var type = scanner.expectedAttribute(" type=\"", at: &cursor)
-    var firstAttribute = true
-    if type == nil {
-      while let attribute = try scanner.nextAttribute(&cursor) {
-        if scanner.attributeNameIs(attribute, "type") {
-          type = attribute
-          break
-        }
-        firstAttribute = false
-      }
+    let type: XMLAttribute
+    if let first = scanner.expectedAttribute(" type=\"", at: &cursor) {
+      type = first
+    } else {
+      try scanner.readAttributes()
+      let layout = recordLayout()
+      guard layout.type >= 0 else { return }
+      type = scanner.attribute(layout.type)
     }
-    guard let type else { return }
     let kind: QuantityKind
     if scanner.attributeValueIs(type, "HKQuantityTypeIdentifierStepCount") {
       kind = .steps
@@ -262,52 +328,24 @@ struct ExportDecoder: ~Copyable {
     } else {
       return
     }
-    try decodeSample(kind: kind, from: firstAttribute ? cursor : scanner.nameEnd)
+    try scanner.readAttributes()
+    try decodeSample(kind: kind, layout: recordLayout())
   }
 
-  private mutating func decodeSample(kind: QuantityKind, from start: Int) throws {
+  private mutating func decodeSample(kind: QuantityKind, layout: RecordLayout) throws {
     info.stepAndDistanceRecords += 1
-    var cursor = start
-    var sourceName: XMLAttribute?
-    var legacySource: XMLAttribute?
-    var device: XMLAttribute?
-    var unit: XMLAttribute?
-    var value: XMLAttribute?
-    var startDate: XMLAttribute?
-    var endDate: XMLAttribute?
-    var userEntered = false
-    // Apple writes the attributes in one order: read them so, by their known
-    // spelling, and whatever else (another order, iOS 8's extras) as it comes.
-    if let attribute = scanner.expectedAttribute(" sourceName=\"", at: &cursor) {
-      sourceName = attribute
-      _ = scanner.expectedAttribute(" sourceVersion=\"", at: &cursor)
-      if let attribute = scanner.expectedAttribute(" device=\"", at: &cursor) { device = attribute }
-      if let attribute = scanner.expectedAttribute(" unit=\"", at: &cursor) { unit = attribute }
-      _ = scanner.expectedAttribute(" creationDate=\"", at: &cursor)
-      if let attribute = scanner.expectedAttribute(" startDate=\"", at: &cursor) { startDate = attribute }
-      if let attribute = scanner.expectedAttribute(" endDate=\"", at: &cursor) { endDate = attribute }
-      if let attribute = scanner.expectedAttribute(" value=\"", at: &cursor) { value = attribute }
+    info.malformedAttributes += layout.malformedAttributes
+    @inline(__always) func attribute(_ index: Int) -> XMLAttribute? {
+      index >= 0 ? scanner.attribute(index) : nil
     }
-    while let attribute = try scanner.nextAttribute(&cursor) {
-      if attribute.nameHasSpaces {
-        // iOS 8 wrote third-party metadata as attributes named with spaces.
-        info.malformedAttributes += 1
-        continue
-      }
-      switch attribute.nameEnd - attribute.nameStart {
-      case 4 where scanner.attributeNameIs(attribute, "unit"): unit = attribute
-      case 5 where scanner.attributeNameIs(attribute, "value"): value = attribute
-      case 6 where scanner.attributeNameIs(attribute, "device"): device = attribute
-      case 6 where scanner.attributeNameIs(attribute, "source"): legacySource = attribute
-      case 7 where scanner.attributeNameIs(attribute, "endDate"): endDate = attribute
-      case 9 where scanner.attributeNameIs(attribute, "startDate"): startDate = attribute
-      case 10 where scanner.attributeNameIs(attribute, "sourceName"): sourceName = attribute
-      case 16 where scanner.attributeNameIs(attribute, "HKWasUserEntered"):
-        // iOS 8 and 9 wrote the flag as an attribute rather than a MetadataEntry.
-        userEntered = try userEnteredValue(attribute)
-      default: break
-      }
-    }
+    let sourceName = attribute(layout.sourceName)
+    let legacySource = attribute(layout.legacySource)
+    let device = attribute(layout.device)
+    let unit = attribute(layout.unit)
+    let value = attribute(layout.value)
+    let startDate = attribute(layout.startDate)
+    let endDate = attribute(layout.endDate)
+    let userEntered = try attribute(layout.userEntered).map { try userEnteredValue($0) } ?? false
     guard let source = sourceName ?? legacySource else { return invalid(.missingAttribute("sourceName")) }
     guard let startDate else { return invalid(.missingAttribute("startDate")) }
     guard let endDate else { return invalid(.missingAttribute("endDate")) }

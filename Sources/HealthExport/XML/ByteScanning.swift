@@ -70,6 +70,30 @@ enum ByteScanning {
     return find(byte, in: base, from: i, to: to)
   }
 
+  /// The index of the first `byte` in `base[from ..< to]`, or `nil`, sixteen
+  /// bytes at a time with no call, for spans that are usually short.
+  ///
+  /// It may read up to 15 bytes past `to`, never past the scanner buffer's
+  /// ``XMLScanner/slack``.
+  @inline(__always)
+  static func findShort(_ byte: UInt8, in base: UnsafeMutablePointer<UInt8>, from: Int, to: Int) -> Int? {
+    let raw = UnsafeRawPointer(base)
+    let pattern = SIMD16<UInt8>(repeating: byte)
+    var i = from
+    while i < to {
+      let hits = unsafeBitCast(
+        lanes(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self) .== pattern),
+        to: SIMD2<UInt64>.self)
+      if hits[0] | hits[1] != 0 {
+        let hit =
+          i &+ (hits[0] != 0 ? hits[0].trailingZeroBitCount &>> 3 : 8 &+ hits[1].trailingZeroBitCount &>> 3)
+        return hit < to ? hit : nil
+      }
+      i &+= 16
+    }
+    return nil
+  }
+
   /// Whether `base[0 ..< text.utf8CodeUnitCount]` equals the ASCII `text`,
   /// compared in words (names and values are short; `memcmp` is a call).
   @inline(__always)
@@ -115,22 +139,31 @@ enum ByteScanning {
     let raw = UnsafeRawPointer(base)
     let newline = SIMD16<UInt8>(repeating: ASCII.lineFeed)
     let space = SIMD16<UInt8>(repeating: ASCII.space)
-    let one = SIMD16<UInt8>(repeating: 1)
     let zero = SIMD16<UInt8>(repeating: 0)
     while count - i >= 16 {
-      // Up to 255 vectors per block, so that 8-bit lanes cannot overflow.
+      // Up to 252 vectors per block, so that 8-bit lanes cannot overflow.
       let blockStart = i
-      let blockEnd = i + min((count - i) & ~15, 255 * 16)
+      let blockEnd = i + min((count - i) & ~15, 252 * 16)
       var newlines = zero
       var belowSpace = zero
+      // Four vectors a round, without overflow checks: the loop's own cost
+      // was half of each vector's.
+      while blockEnd &- i >= 64 {
+        for k in 0..<4 {
+          let v = raw.loadUnaligned(fromByteOffset: i &+ k &* 16, as: SIMD16<UInt8>.self)
+          newlines &-= lanes(v .== newline)
+          belowSpace &-= lanes(v .< space)
+        }
+        i &+= 64
+      }
       while i < blockEnd {
         let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-        newlines &+= zero.replacing(with: one, where: v .== newline)
-        belowSpace &+= zero.replacing(with: one, where: v .< space)
-        i += 16
+        newlines &-= lanes(v .== newline)
+        belowSpace &-= lanes(v .< space)
+        i &+= 16
       }
-      let blockLines = Int(SIMD16<UInt16>(truncatingIfNeeded: newlines).wrappedSum())
-      let blockBelow = Int(SIMD16<UInt16>(truncatingIfNeeded: belowSpace).wrappedSum())
+      let blockLines = sum(newlines)
+      let blockBelow = sum(belowSpace)
       lines += blockLines
       if blockBelow != blockLines {
         for j in blockStart..<blockEnd {
@@ -153,57 +186,88 @@ enum ByteScanning {
     return (lines, controls)
   }
 
-  /// Whether `base[0 ..< count]` can be the inside of a start tag that needs
-  /// no careful look: an even number of `"`, and no `'` or `<`.
-  ///
-  /// When it returns `true`, the `>` that follows lies outside every quoted
-  /// attribute value, so it ends the tag.
+  /// How many `"` and `'` the `count` bytes at `base` hold, or `nil` when
+  /// they hold a `<`; sixteen bytes at a time. It may read up to 15 bytes
+  /// past `count`, never past the scanner buffer's ``XMLScanner/slack``.
   @inline(__always)
-  static func isPlainTagBody(_ base: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-    var quotes = 0
-    var bad = false
-    var i = 0
+  static func quotesUnlessLessThan(_ base: UnsafePointer<UInt8>, _ count: Int) -> (
+    quotes: Int, apostrophes: Int
+  )? {
     let raw = UnsafeRawPointer(base)
     let quote = SIMD16<UInt8>(repeating: ASCII.quote)
     let apostrophe = SIMD16<UInt8>(repeating: ASCII.apostrophe)
-    let less = SIMD16<UInt8>(repeating: ASCII.lessThan)
-    let one = SIMD16<UInt8>(repeating: 1)
-    let zero = SIMD16<UInt8>(repeating: 0)
-    if count >= 16 {
-      var quoteLanes = zero
-      var badLanes = zero
-      var vectors = 0
-      while count - i >= 16 {
-        let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-        quoteLanes &+= zero.replacing(with: one, where: v .== quote)
-        badLanes |= zero.replacing(with: one, where: (v .== apostrophe) .| (v .== less))
-        i += 16
-        vectors += 1
-        if vectors == 255 {
-          quotes += Int(SIMD16<UInt16>(truncatingIfNeeded: quoteLanes).wrappedSum())
-          quoteLanes = zero
-          vectors = 0
-        }
-      }
-      if i < count {
-        // The last 16 bytes, overlapping what was already counted.
-        let v = raw.loadUnaligned(fromByteOffset: count - 16, as: SIMD16<UInt8>.self)
-        let lanes = SIMD16<UInt8>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-        let fresh = lanes .>= SIMD16<UInt8>(repeating: UInt8(16 - (count - i)))
-        quoteLanes &+= zero.replacing(with: one, where: (v .== quote) .& fresh)
-        badLanes |= zero.replacing(with: one, where: (v .== apostrophe) .| (v .== less))
-        i = count
-      }
-      quotes += Int(SIMD16<UInt16>(truncatingIfNeeded: quoteLanes).wrappedSum())
-      bad = SIMD16<UInt16>(truncatingIfNeeded: badLanes).wrappedSum() != 0
-    }
+    let lessThan = SIMD16<UInt8>(repeating: ASCII.lessThan)
+    var quotes = 0
+    var bad = SIMD16<UInt8>(repeating: 0)
+    var apostrophes = SIMD16<UInt8>(repeating: 0)
+    var i = 0
     while i < count {
-      let b = base[i]
-      if b == ASCII.quote { quotes += 1 }
-      if b == ASCII.apostrophe || b == ASCII.lessThan { bad = true }
-      i += 1
+      // Up to 252 vectors per block, so that 8-bit lanes cannot overflow.
+      let blockEnd = min(count, i &+ 252 &* 16)
+      var counts = SIMD16<UInt8>(repeating: 0)
+      while blockEnd &- i >= 64 {
+        for k in 0..<4 {
+          let v = raw.loadUnaligned(fromByteOffset: i &+ k &* 16, as: SIMD16<UInt8>.self)
+          counts &-= lanes(v .== quote)
+          apostrophes |= lanes(v .== apostrophe)
+          bad |= lanes(v .== lessThan)
+        }
+        i &+= 64
+      }
+      while blockEnd &- i >= 16 {
+        let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+        // A lane that matches is all ones: subtracting it adds one.
+        counts &-= lanes(v .== quote)
+        apostrophes |= lanes(v .== apostrophe)
+        bad |= lanes(v .== lessThan)
+        i &+= 16
+      }
+      if i < blockEnd {
+        let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+        let inside = firstLanes(blockEnd &- i)
+        counts &-= lanes(v .== quote) & inside
+        apostrophes |= lanes(v .== apostrophe) & inside
+        bad |= lanes(v .== lessThan) & inside
+        i = blockEnd
+      }
+      quotes &+= sum(counts)
     }
-    return !bad && quotes & 1 == 0
+    guard isZero(bad) else { return nil }
+    return (quotes, isZero(apostrophes) ? 0 : 1)
+  }
+
+  /// A vector compare's lanes as bytes, 0xFF where it holds.
+  @inline(__always)
+  static func lanes(_ mask: SIMDMask<SIMD16<Int8>>) -> SIMD16<UInt8> {
+    unsafeBitCast(mask, to: SIMD16<UInt8>.self)
+  }
+
+  /// 0xFF in the first `count` lanes (0 ... 16), 0 in the others.
+  @inline(__always)
+  static func firstLanes(_ count: Int) -> SIMD16<UInt8> {
+    let indices = SIMD16<UInt8>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+    return lanes(indices .< SIMD16(repeating: UInt8(truncatingIfNeeded: count)))
+  }
+
+  /// Whether every lane is zero.
+  @inline(__always)
+  static func isZero(_ vector: SIMD16<UInt8>) -> Bool {
+    let words = unsafeBitCast(vector, to: SIMD2<UInt64>.self)
+    return words[0] | words[1] == 0
+  }
+
+  /// The sum of the lanes (each below 256, so no lane carries into the next).
+  @inline(__always)
+  static func sum(_ vector: SIMD16<UInt8>) -> Int {
+    let words = unsafeBitCast(vector, to: SIMD2<UInt64>.self)
+    // The bytes of a word summed: pairs first (at most 510 each), then the
+    // four 16-bit pairs gathered into the top by a multiply.
+    @inline(__always) func bytes(_ word: UInt64) -> Int {
+      let even = word & 0x00FF_00FF_00FF_00FF
+      let odd = (word &>> 8) & 0x00FF_00FF_00FF_00FF
+      return Int(truncatingIfNeeded: ((even &+ odd) &* 0x0001_0001_0001_0001) &>> 48)
+    }
+    return bytes(words[0]) &+ bytes(words[1])
   }
 
   /// The index just past the last line feed in `base[0 ..< to]`, or `nil`.

@@ -10,6 +10,89 @@ struct XMLAttribute {
   var valueEnd: Int
 }
 
+/// How the bytes before one attribute's value were written in a start tag:
+/// the white space before it, its name, `=` and the opening quote
+/// (` sourceName="`), kept so that the next tag's attribute at the same
+/// position can be recognised with one masked compare.
+///
+/// Only bytes that ``XMLScanner/lexAttribute(at:limit:checkingValues:)``
+/// accepted become a template, so bytes equal to one are valid as well.
+struct AttributeTemplate {
+  /// The longest prefix kept: 32 bytes.
+  static let width = 32
+  /// How many positions are remembered (two bits each in ``AttributeLayout/ways``).
+  static let slots = 32
+  /// How many templates each position keeps (records of a few layouts alternate).
+  static let ways = 4
+
+  private var low = SIMD16<UInt8>(repeating: 0)
+  private var high = SIMD16<UInt8>(repeating: 0)
+  private var lowMask = SIMD16<UInt8>(repeating: 0)
+  private var highMask = SIMD16<UInt8>(repeating: 0)
+  /// How many bytes the prefix has; `Int.max` for a template that never matches.
+  private(set) var length = Int.max
+  /// Where the name lies, from the prefix's first byte.
+  private(set) var nameStart = 0
+  private(set) var nameEnd = 0
+  private(set) var nameHasSpaces = false
+  /// The opening quote (the prefix's last byte).
+  private(set) var quote: UInt8 = 0
+  /// The length of the value last read after this prefix: where its closing
+  /// quote is looked for first.
+  var valueLength = 0
+
+  /// A template that matches nothing.
+  init() {}
+
+  /// The template of the `length` bytes at `bytes`, the name at `name` in
+  /// them; one that matches nothing when they are longer than ``width``.
+  init(_ bytes: UnsafePointer<UInt8>, length: Int, name: Range<Int>, nameHasSpaces: Bool) {
+    guard length > 0, length <= Self.width else { return }
+    withUnsafeMutableBytes(of: &low) {
+      $0.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: min(length, 16)))
+    }
+    if length > 16 {
+      withUnsafeMutableBytes(of: &high) {
+        $0.copyMemory(from: UnsafeRawBufferPointer(start: bytes + 16, count: length - 16))
+      }
+    }
+    let lanes = SIMD16<UInt8>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+    let all = SIMD16<UInt8>(repeating: 0xFF)
+    lowMask.replace(with: all, where: lanes .< SIMD16(repeating: UInt8(min(length, 16))))
+    highMask.replace(with: all, where: lanes &+ 16 .< SIMD16(repeating: UInt8(length)))
+    self.length = length
+    nameStart = name.lowerBound
+    nameEnd = name.upperBound
+    self.nameHasSpaces = nameHasSpaces
+    quote = bytes[length - 1]
+  }
+
+  /// Whether the bytes at `bytes` start with the prefix; it reads ``width``
+  /// bytes whatever the prefix's length.
+  @inline(__always)
+  func matches(_ bytes: UnsafePointer<UInt8>) -> Bool {
+    let raw = UnsafeRawPointer(bytes)
+    var difference = (raw.loadUnaligned(as: SIMD16<UInt8>.self) ^ low) & lowMask
+    if length > 16 {
+      difference |= (raw.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self) ^ high) & highMask
+    }
+    let words = unsafeBitCast(difference, to: SIMD2<UInt64>.self)
+    return words[0] | words[1] == 0
+  }
+}
+
+/// Which templates a start tag's attributes matched, one way per position:
+/// two start tags with equal layouts have the same attribute names in the
+/// same order (templates are only replaced with a new ``epoch``).
+struct AttributeLayout: Equatable {
+  /// Two bits per attribute: the way of its position that it matched.
+  var ways: UInt64
+  /// How many attributes the tag has.
+  var count: Int
+  /// How many templates had been replaced when the tag was read.
+  var epoch: UInt32
+}
+
 extension XMLScanner {
   /// The next attribute of the current start tag.
   ///
@@ -46,7 +129,7 @@ extension XMLScanner {
     let start = cursor
     let valueStart = start + prefix.utf8CodeUnitCount
     guard valueStart <= attributesEnd, ByteScanning.equal(buffer + start, prefix),
-      let close = ByteScanning.findNear(ASCII.quote, in: buffer, from: valueStart, to: attributesEnd),
+      let close = ByteScanning.findShort(ASCII.quote, in: buffer, from: valueStart, to: attributesEnd),
       close + 1 == attributesEnd || ByteScanning.isSpace(buffer[close + 1])
     else { return nil }
     cursor = close + 1
@@ -57,7 +140,7 @@ extension XMLScanner {
 
   /// Reads the attribute that starts at `buffer[start]`: the one place where
   /// attribute syntax is checked, for tags still arriving
-  /// (`scanAttributesCarefully`) and for ``nextAttribute(_:)`` alike.
+  /// (`lexAttributes(from:)`) and for ``nextAttribute(_:)`` alike.
   ///
   /// A name is an XML name; iOS 8 wrote metadata as attributes whose names
   /// hold spaces (`Health Mate App Version="2.6.2"`), which is read as one
