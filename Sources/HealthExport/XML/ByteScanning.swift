@@ -85,8 +85,7 @@ enum ByteScanning {
         lanes(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self) .== pattern),
         to: SIMD2<UInt64>.self)
       if hits[0] | hits[1] != 0 {
-        let hit =
-          i &+ (hits[0] != 0 ? hits[0].trailingZeroBitCount &>> 3 : 8 &+ hits[1].trailingZeroBitCount &>> 3)
+        let hit = i &+ firstLane(hits)
         return hit < to ? hit : nil
       }
       i &+= 16
@@ -240,6 +239,13 @@ enum ByteScanning {
   @inline(__always)
   static func lanes(_ mask: SIMDMask<SIMD16<Int8>>) -> SIMD16<UInt8> {
     unsafeBitCast(mask, to: SIMD16<UInt8>.self)
+  }
+
+  /// The index of the first 0xFF lane of `lanes` (a vector compare read as
+  /// two words, which are not both zero).
+  @inline(__always)
+  static func firstLane(_ hits: SIMD2<UInt64>) -> Int {
+    hits[0] != 0 ? hits[0].trailingZeroBitCount &>> 3 : 8 &+ hits[1].trailingZeroBitCount &>> 3
   }
 
   /// 0xFF in the first `count` lanes (0 ... 16), 0 in the others.

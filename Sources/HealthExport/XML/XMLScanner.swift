@@ -613,8 +613,7 @@ struct XMLScanner: ~Copyable {
       let hits = unsafeBitCast(
         ByteScanning.lanes(v .== quotes) | ByteScanning.lanes(v .== lessThan), to: SIMD2<UInt64>.self)
       if hits[0] | hits[1] != 0 {
-        let hit =
-          i &+ (hits[0] != 0 ? hits[0].trailingZeroBitCount &>> 3 : 8 &+ hits[1].trailingZeroBitCount &>> 3)
+        let hit = i &+ ByteScanning.firstLane(hits)
         return hit < end ? hit : nil
       }
       i &+= 16
@@ -925,13 +924,7 @@ struct XMLScanner: ~Copyable {
       advanceCount(to: index)
       return (linesBeforeCounted + 1, Int(bufferOffset + Int64(index) - lineStartBeforeCounted) + 1)
     }
-    // Behind the counted point (still in the buffer): count back.
-    let (lines, _) = ByteScanning.countLinesAndControls(buffer + index, counted - index)
-    let line = linesBeforeCounted - lines + 1
-    if let start = ByteScanning.lineStart(buffer, before: index) {
-      return (line, index - start + 1)
-    }
-    return (line, Int(bufferOffset + Int64(index) - lineStartBeforeBuffer) + 1)
+    return lineAndColumn(behindCounted: index)
   }
 
   /// A location for buffer index `index`.
@@ -949,6 +942,12 @@ struct XMLScanner: ~Copyable {
       }
       return (linesBeforeCounted + 1, Int(bufferOffset + Int64(index) - lineStartBeforeCounted) + 1)
     }
+    return lineAndColumn(behindCounted: index)
+  }
+
+  /// The line and column of buffer index `index` behind the counted point
+  /// (still in the buffer), counted back from it.
+  private func lineAndColumn(behindCounted index: Int) -> (line: Int, column: Int) {
     let (lines, _) = ByteScanning.countLinesAndControls(buffer + index, counted - index)
     let line = linesBeforeCounted - lines + 1
     if let start = ByteScanning.lineStart(buffer, before: index) {
