@@ -44,9 +44,7 @@ extension SampleLog {
       }
       var renumbered = stored
       renumbered.origin = origin.rawValue
-      store.append(renumbered)
-      originSampleCounts[
-        4 * Int(origin.rawValue) + 2 * Int(stored.kind.rawValue) + (stored.isUserEntered ? 1 : 0)] += 1
+      storeValid(renumbered)
     }
     let report = other.invalid
     for example in report.examples {

@@ -169,12 +169,20 @@ public struct SampleLog: Sendable {
       invalid.record(InvalidSample(reason: reason, location: location()))
       return false
     }
-    store.append(
+    storeValid(
       StoredSample(
         startMs: startMs, endMs: endMs, value: value, origin: origin.rawValue,
         offsetMinutes: Int16(utcOffsetSeconds / 60), kind: kind, isUserEntered: userEntered))
-    originSampleCounts[4 * Int(origin.rawValue) + 2 * Int(kind.rawValue) + (userEntered ? 1 : 0)] += 1
     return true
+  }
+
+  /// Stores a sample already found valid and counts it for its origin, kind
+  /// and hand-typed flag (``originSampleCounts``).
+  @inline(__always)
+  mutating func storeValid(_ sample: StoredSample) {
+    store.append(sample)
+    originSampleCounts[
+      4 * Int(sample.origin) + 2 * Int(sample.kind.rawValue) + (sample.isUserEntered ? 1 : 0)] += 1
   }
 
   /// Appends a sample, or reports it as invalid.
