@@ -108,11 +108,19 @@ public struct InvalidSampleReport: Hashable, Sendable {
     if examples.count < Self.keptExamples { examples.append(sample()) }
   }
 
-  /// Adds another report's counts and examples to this one.
-  public mutating func merge(_ other: InvalidSampleReport) {
+  /// Adds another report's counts and examples to this one, as if its
+  /// invalid samples had been recorded here one by one after this one's.
+  ///
+  /// - Parameters:
+  ///   - other: The report to add.
+  ///   - relocate: Applied to the location of every example taken from
+  ///     `other` (a stretch of a file counts its lines from its own start).
+  public mutating func merge(
+    _ other: InvalidSampleReport, relocating relocate: (SourceLocation) -> SourceLocation = { $0 }
+  ) {
     count += other.count
     for example in other.examples where examples.count < Self.keptExamples {
-      examples.append(example)
+      examples.append(InvalidSample(reason: example.reason, location: example.location.map(relocate)))
     }
   }
 

@@ -46,15 +46,6 @@ extension SampleLog {
       renumbered.origin = origin.rawValue
       storeValid(renumbered)
     }
-    let report = other.invalid
-    for example in report.examples {
-      reportInvalid(example.reason, location: example.location.map(relocate))
-    }
-    // Beyond its examples, `other` counted samples it kept no example of; by
-    // then this report is full too (it has taken `keptExamples` from `other`),
-    // so they add to the count alone, as they would have one by one.
-    for _ in report.examples.count..<report.count {
-      reportInvalid(.outOfRange, location: nil)
-    }
+    invalid.merge(other.invalid, relocating: relocate)
   }
 }

@@ -65,7 +65,7 @@ public struct SampleLog: Sendable {
   var sourceIndex: [String: Int32] = [:]
 
   /// Samples that were not stored because they are invalid.
-  public private(set) var invalid = InvalidSampleReport()
+  public internal(set) var invalid = InvalidSampleReport()
 
   /// An empty log.
   public init() {}
