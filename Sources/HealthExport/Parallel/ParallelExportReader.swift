@@ -80,7 +80,7 @@ enum ParallelExportReader {
     run = Run()
     let size = file.byteCount
     guard settings.threads > 1, size >= Int64(settings.minimumBytes) else {
-      return try sequential(file, entryName: entryName, into: &log, settings: settings, progress: progress)
+      return try sequential(file, entryName: entryName, into: &log, progress: progress)
     }
     let seams =
       [Int64(0)]
@@ -88,7 +88,7 @@ enum ParallelExportReader {
     guard seams.count > 1,
       let header = scanHeader(file, entryName: entryName, to: seams[1], settings: settings)
     else {
-      return try sequential(file, entryName: entryName, into: &log, settings: settings, progress: progress)
+      return try sequential(file, entryName: entryName, into: &log, progress: progress)
     }
     run.stretches = seams.count
     run.merged = 1
@@ -308,7 +308,7 @@ enum ParallelExportReader {
 
   /// Reads the whole file front to back.
   private static func sequential(
-    _ file: any RandomAccessByteSource, entryName: String?, into log: inout SampleLog, settings: Settings,
+    _ file: any RandomAccessByteSource, entryName: String?, into log: inout SampleLog,
     progress: (@Sendable (ExportProgress) -> Void)?
   ) throws -> ExportInfo {
     try ExportReader.read(
