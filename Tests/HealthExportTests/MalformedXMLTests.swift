@@ -96,6 +96,24 @@ struct MalformedXMLTests {
       "<!DOCTYPE HealthData [\n<!ATTLIST x y CDATA #IMPLIED\n",
       .truncated(file: "export.xml", line: 3, column: 1)
     ),
+    (
+      "end tag one byte longer than the open element's name",
+      "<HealthData locale=\"en\">\n <Record type=\"x\">\n </RecordX>\n</HealthData>",
+      .malformedXML(
+        file: "export.xml", line: 3, column: 2, detail: "end tag </RecordX> does not match <Record>")
+    ),
+    (
+      "end tag one byte shorter than the open element's name",
+      "<HealthData locale=\"en\">\n <Record type=\"x\">\n </Recor>\n</HealthData>",
+      .malformedXML(
+        file: "export.xml", line: 3, column: 2, detail: "end tag </Recor> does not match <Record>")
+    ),
+    (
+      "a recent tag's name followed by a byte no name may have",
+      "<HealthData locale=\"en\">\n <Record type=\"x\"/>\n <Record\u{01} type=\"y\"/>\n</HealthData>",
+      .malformedXML(
+        file: "export.xml", line: 3, column: 9, detail: "unexpected character in the name of a tag")
+    ),
     ("empty file", "", .notAHealthExport(file: "export.xml")),
     ("another XML document", "<ClinicalDocument></ClinicalDocument>", .notAHealthExport(file: "export.xml")),
     ("not XML", "{\"steps\": 3}", .notAHealthExport(file: "export.xml")),

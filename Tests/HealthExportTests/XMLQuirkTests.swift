@@ -31,6 +31,28 @@ struct XMLQuirkTests {
     #expect(T.stepTotal(outcome.samples) == 7)
   }
 
+  @Test("Names that start like a recent tag's name are read whole")
+  func namesSharingAPrefix() throws {
+    // `Me` before `MetadataEntry`, `Record` before `Records`, a name longer than a remembered one
+    // (16 bytes), white space before an end tag's `>`.
+    let body = """
+       <Me HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"/>
+       <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" \
+      startDate="2024-02-28 10:00:00 +0100" endDate="2024-02-28 10:05:00 +0100" value="40">
+        <MetadataEntry key="k" value="v"/>
+        <MetadataEntryWithALongerName key="k" value="v"></MetadataEntryWithALongerName >
+        <Me/>
+       </Record >
+       <Records><Record type="HKQuantityTypeIdentifierStepCount"/></Records>
+       <Recordsss/>
+      \(T.steps("2"))
+      """
+    let outcome = try T.read(T.export(body))
+    #expect(outcome.info.me.biologicalSex == "HKBiologicalSexFemale")
+    #expect(outcome.info.recordCount == 2)
+    #expect(T.stepTotal(outcome.samples) == 42)
+  }
+
   @Test("A <Record inside a comment is not a record")
   func recordInComment() throws {
     let body = " <!-- " + T.steps("1000") + " -- still comment -> -->\n" + T.steps("3")

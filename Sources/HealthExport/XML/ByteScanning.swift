@@ -123,6 +123,32 @@ enum ByteScanning {
     }
   }
 
+  /// Whether `a[0 ..< count]` equals `b[0 ..< count]`, compared in words
+  /// without reading past either (element names are short; `memcmp` is a call).
+  @inline(__always)
+  static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count n: Int) -> Bool {
+    let x = UnsafeRawPointer(a)
+    let y = UnsafeRawPointer(b)
+    @inline(__always) func word(_ p: UnsafeRawPointer, _ at: Int) -> UInt64 {
+      p.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+    }
+    @inline(__always) func half(_ p: UnsafeRawPointer, _ at: Int) -> UInt32 {
+      p.loadUnaligned(fromByteOffset: at, as: UInt32.self)
+    }
+    switch n {
+    case ..<1: return true
+    case 1...3:
+      for i in 0..<n where a[i] != b[i] { return false }
+      return true
+    case 4...7:
+      return half(x, 0) == half(y, 0) && half(x, n &- 4) == half(y, n &- 4)
+    case 8...16:
+      return word(x, 0) == word(y, 0) && word(x, n &- 8) == word(y, n &- 8)
+    default:
+      return Platform.bytesEqual(a, b, count: n)
+    }
+  }
+
   /// Counts line feeds and stray control characters (C0 controls other than
   /// tab, line feed and carriage return) in `base[0 ..< count]`.
   ///

@@ -81,6 +81,43 @@ struct AttributeTemplate {
   }
 }
 
+/// The name of a recent start tag (`Record`, `MetadataEntry`), kept so that
+/// the next tag of that name is recognised with one masked compare instead
+/// of a byte-by-byte walk; names of up to 16 bytes.
+///
+/// Only a name the scanner accepted becomes a ``TagName``, so bytes equal to
+/// one are a valid name as well.
+struct TagName {
+  /// The longest name kept.
+  static let width = 16
+
+  private var bytes = SIMD16<UInt8>(repeating: 0)
+  private var mask = SIMD16<UInt8>(repeating: 0)
+  /// How many bytes the name has; 0 for one that matches nothing.
+  private(set) var length = 0
+
+  /// A name that matches nothing.
+  init() {}
+
+  /// The name of `length` bytes at `base`, or one that matches nothing when
+  /// it is longer than ``width``.
+  init(_ base: UnsafePointer<UInt8>, length: Int) {
+    guard length > 0, length <= Self.width else { return }
+    withUnsafeMutableBytes(of: &bytes) {
+      $0.copyMemory(from: UnsafeRawBufferPointer(start: base, count: length))
+    }
+    mask = ByteScanning.firstLanes(length)
+    self.length = length
+  }
+
+  /// Whether the bytes at `base` start with the name; it reads ``width`` bytes.
+  @inline(__always)
+  func matches(_ base: UnsafePointer<UInt8>) -> Bool {
+    let difference = (UnsafeRawPointer(base).loadUnaligned(as: SIMD16<UInt8>.self) ^ bytes) & mask
+    return ByteScanning.isZero(difference)
+  }
+}
+
 /// Which templates a start tag's attributes matched, one way per position:
 /// two start tags with equal layouts have the same attribute names in the
 /// same order (templates are only replaced with a new ``epoch``).

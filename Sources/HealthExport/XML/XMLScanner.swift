@@ -113,6 +113,10 @@ struct XMLScanner: ~Copyable {
   /// Which templates the current start tag's attributes matched, or `nil`
   /// when one of them matched none (see ``AttributeLayout``).
   private(set) var attributeLayout: AttributeLayout?
+  /// The names of the last two start tags read the careful way (see
+  /// `recentTagNameEnd(at:)`).
+  private var lastTagName = TagName()
+  private var previousTagName = TagName()
 
   /// The version in a `<!-- HealthKit Export Version: N -->` comment before
   /// the root element, when there was one.
@@ -340,17 +344,24 @@ struct XMLScanner: ~Copyable {
   }
 
   private mutating func scanStartTag(at lt: Int) throws -> MarkupResult {
-    var i = lt + 1
-    guard ByteScanning.isNameStart(buffer[i]) else {
-      throw malformed(at: lt, "'<' not followed by a name")
-    }
-    i += 1
-    while i < end, ByteScanning.isNameByte(buffer[i]) { i += 1 }
-    guard i < end else { return .needMore }
-    let afterName = i
-    let c = buffer[i]
-    guard ByteScanning.isSpace(c) || c == ASCII.greaterThan || c == ASCII.slash else {
-      throw malformed(at: i, "unexpected character in the name of a tag")
+    let afterName: Int
+    if let known = recentTagNameEnd(at: lt + 1) {
+      afterName = known
+    } else {
+      var i = lt + 1
+      guard ByteScanning.isNameStart(buffer[i]) else {
+        throw malformed(at: lt, "'<' not followed by a name")
+      }
+      i += 1
+      while i < end, ByteScanning.isNameByte(buffer[i]) { i += 1 }
+      guard i < end else { return .needMore }
+      let c = buffer[i]
+      guard ByteScanning.isSpace(c) || c == ASCII.greaterThan || c == ASCII.slash else {
+        throw malformed(at: i, "unexpected character in the name of a tag")
+      }
+      afterName = i
+      previousTagName = lastTagName
+      lastTagName = TagName(buffer + lt + 1, length: i - (lt + 1))
     }
     attributesPending = false
     guard let close = try lexAttributes(from: afterName) else { return .needMore }
@@ -371,6 +382,20 @@ struct XMLScanner: ~Copyable {
       pushName(from: nameStart, to: nameEnd)
     }
     return .startTag
+  }
+
+  /// Where the name at `start` ends when it is one of the last two start
+  /// tags' names followed by what may follow a name (white space, `>`, `/`);
+  /// otherwise `nil`, for the careful walk.
+  @inline(__always)
+  private func recentTagNameEnd(at start: Int) -> Int? {
+    @inline(__always) func knownEnd(of name: TagName) -> Int? {
+      let after = start &+ name.length
+      guard name.length > 0, after < end, name.matches(buffer + start) else { return nil }
+      let c = buffer[after]
+      return ByteScanning.isSpace(c) || c == ASCII.greaterThan || c == ASCII.slash ? after : nil
+    }
+    return knownEnd(of: lastTagName) ?? knownEnd(of: previousTagName)
   }
 
   // MARK: - Attributes
@@ -650,6 +675,17 @@ struct XMLScanner: ~Copyable {
   func attribute(_ index: Int) -> XMLAttribute { attributeStorage[index] }
 
   private mutating func scanEndTag(at lt: Int) throws -> MarkupResult {
+    // Usually the open element's name and `>` at once: compared in one go.
+    if depth > 0 {
+      let topStart = depth > 1 ? stackEnds[depth - 2] : 0
+      let topLength = stackEnds[depth - 1] - topStart
+      let close = lt &+ 2 &+ topLength
+      if close < end, buffer[close] == ASCII.greaterThan,
+        ByteScanning.equal(buffer + lt + 2, stackBytes + topStart, count: topLength)
+      {
+        return closeElement(endTagAt: lt, nameEnd: close, close: close, openNameStart: topStart)
+      }
+    }
     var i = lt + 2
     guard i < end else { return .needMore }
     guard ByteScanning.isNameStart(buffer[i]) else { throw malformed(at: lt, "'</' not followed by a name") }
@@ -670,6 +706,16 @@ struct XMLScanner: ~Copyable {
         decoding: UnsafeBufferPointer(start: stackBytes + topStart, count: topLength), as: UTF8.self)
       throw malformed(at: lt, "end tag </\(text(lt + 2, nameEnd))> does not match <\(expected)>")
     }
+    return closeElement(endTagAt: lt, nameEnd: nameEnd, close: i, openNameStart: topStart)
+  }
+
+  /// Ends the open element at the end tag at `lt`, whose name ends at
+  /// `nameEnd` and whose `>` is at `close`; `openNameStart` is where the
+  /// element's name starts on the stack.
+  @inline(__always)
+  private mutating func closeElement(endTagAt lt: Int, nameEnd: Int, close: Int, openNameStart: Int)
+    -> MarkupResult
+  {
     tagStart = lt
     nameStart = lt + 2
     self.nameEnd = nameEnd
@@ -678,9 +724,9 @@ struct XMLScanner: ~Copyable {
     attributeCount = 0
     attributesPending = false
     depth -= 1
-    stackByteCount = topStart
+    stackByteCount = openNameStart
     if depth == 0 { rootClosed = true }
-    pos = i + 1
+    pos = close + 1
     return .endTag
   }
 
