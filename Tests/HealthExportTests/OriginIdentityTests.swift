@@ -112,6 +112,14 @@ struct OriginIdentityTests {
       ("&#60;&#60;HKDevice: 0xABCDEF0&#62;, name:iPhone", "&#60;&#60;HKDevice: ", "&#62;, name:iPhone"),
       ("name:iPhone, manufacturer:Apple", "name:iPhone, manufacturer:Apple", ""),
       ("&lt;&lt;HKDevice: 0x&gt;, name:iPhone", "&lt;&lt;HKDevice: 0x&gt;, name:iPhone", ""),
+      // Sixteen bytes are looked at a time: an address ending in each of them, or running on past them.
+      (
+        "&lt;&lt;HKDevice: 0x9fAF09af@, name:Apple Watch, hw", "&lt;&lt;HKDevice: ", "@, name:Apple Watch, hw"
+      ),
+      ("&lt;&lt;HKDevice: 0x0123456789abcdefABCDEF/g, name:x", "&lt;&lt;HKDevice: ", "/g, name:x"),
+      ("&lt;&lt;HKDevice: 0x0123456789abcdef`G:, name:Watch", "&lt;&lt;HKDevice: ", "`G:, name:Watch"),
+      ("&lt;&lt;HKDevice: 0x1", "&lt;&lt;HKDevice: ", ""),
+      ("&lt;&lt;HKDevice: 0x1234567890abcdef0123456789", "&lt;&lt;HKDevice: ", ""),
     ])
   func deviceKey(_ raw: String, _ head: String, _ tail: String) {
     var raw = raw

@@ -112,7 +112,7 @@ struct OriginCache {
   @inline(__always)
   private static func equal(_ stored: UnsafePointer<UInt8>, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard let base = bytes.baseAddress, bytes.count > 0 else { return true }
-    return Platform.bytesEqual(stored, base, count: bytes.count)
+    return ByteScanning.equal(stored, base, count: bytes.count)
   }
 
   @inline(__always)
@@ -192,7 +192,7 @@ struct DeviceKey {
     let markerLength = marker.utf8CodeUnitCount
     let n = device.count
     @inline(__always) func marked(_ at: Int) -> Bool {
-      at + markerLength <= n && Platform.bytesEqual(base + at, marker.utf8Start, count: markerLength)
+      at + markerLength <= n && ByteScanning.equal(base + at, marker)
     }
     var at = 8
     if !marked(at) {
@@ -203,6 +203,20 @@ struct DeviceKey {
     }
     let start = at + markerLength - 2
     var end = start + 2
+    // Sixteen bytes at a time while they are all in the value (an address has 9 to 12 digits).
+    while n - end >= 16 {
+      let v = UnsafeRawPointer(base + end).loadUnaligned(as: SIMD16<UInt8>.self)
+      let digit = ByteScanning.lanes(v &- SIMD16(repeating: UInt8(ascii: "0")) .< SIMD16(repeating: 10))
+      let lowercased = v | SIMD16<UInt8>(repeating: 0x20)
+      let letter = ByteScanning.lanes(
+        lowercased &- SIMD16(repeating: UInt8(ascii: "a")) .< SIMD16(repeating: 6))
+      let other = unsafeBitCast(~(digit | letter), to: SIMD2<UInt64>.self)
+      if other[0] | other[1] != 0 {
+        end &+= ByteScanning.firstLane(other)
+        return end > start + 2 ? (start, end) : nil
+      }
+      end &+= 16
+    }
     while end < n, Self.isHexDigit(base[end]) { end += 1 }
     return end > start + 2 ? (start, end) : nil
   }

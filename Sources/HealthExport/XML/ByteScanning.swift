@@ -114,17 +114,21 @@ enum ByteScanning {
     case 4...7:
       return half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4)
     default:
+      // The last word first: the names compared differ at their ends
+      // (`HKQuantityTypeIdentifierStepCount`, `…HeartRate`).
+      guard word(a, n - 8) == word(b, n - 8) else { return false }
       var i = 0
       while i + 8 < n {
         guard word(a, i) == word(b, i) else { return false }
         i += 8
       }
-      return word(a, n - 8) == word(b, n - 8)
+      return true
     }
   }
 
   /// Whether `a[0 ..< count]` equals `b[0 ..< count]`, compared in words
-  /// without reading past either (element names are short; `memcmp` is a call).
+  /// and vectors without reading past either (names, sources and device
+  /// descriptions are short: `memcmp` is a call).
   @inline(__always)
   static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count n: Int) -> Bool {
     let x = UnsafeRawPointer(a)
@@ -145,7 +149,16 @@ enum ByteScanning {
     case 8...16:
       return word(x, 0) == word(y, 0) && word(x, n &- 8) == word(y, n &- 8)
     default:
-      return Platform.bytesEqual(a, b, count: n)
+      @inline(__always) func vector(_ p: UnsafeRawPointer, _ at: Int) -> SIMD16<UInt8> {
+        p.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self)
+      }
+      var i = 0
+      while n &- i > 16 {
+        guard isZero(vector(x, i) ^ vector(y, i)) else { return false }
+        i &+= 16
+      }
+      // The last sixteen bytes, overlapping the ones before.
+      return isZero(vector(x, n &- 16) ^ vector(y, n &- 16))
     }
   }
 

@@ -465,11 +465,10 @@ struct XMLScanner: ~Copyable {
       guard template.pointee.quote == ASCII.quote else { return nil }
       let valueStart = i &+ template.pointee.length
       // Values at one position tend to keep their length (dates, a device): try it first. A wrong
-      // guess (the next attribute's opening quote) leaves a quote uncounted and fails below.
+      // guess (a quote further on) leaves a quote uncounted and fails below; one that lands on the
+      // next attribute's opening quote is told by the `=` before it.
       var close = valueStart &+ template.pointee.valueLength
-      if close >= gt || buffer[close] != ASCII.quote || buffer[close &+ 1] == ASCII.equals
-        || ByteScanning.isNameByte(buffer[close &+ 1])
-      {
+      if close >= gt || buffer[close] != ASCII.quote || buffer[close &- 1] == ASCII.equals {
         guard let found = ByteScanning.findShort(ASCII.quote, in: buffer, from: valueStart, to: gt) else {
           return nil
         }
