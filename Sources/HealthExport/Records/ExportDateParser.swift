@@ -89,12 +89,24 @@ enum ExportDateParser {
 
   /// The calendar date of the last `yyyy-MM-dd HH:mm:ss ±HHMM` parsed, so that
   /// the many records of one day skip the calendar arithmetic and its checks.
+  ///
+  /// It also keeps the hour of the last date parsed: records minutes apart
+  /// share their first 13 bytes (`2016-04-15 07`) and their offset, so only
+  /// the minutes and seconds are left to read.
   struct DayCache {
     /// The date's first ten bytes (`2016-04-15`), as words.
     fileprivate var head: UInt64 = 0
     fileprivate var tail: UInt16 = 0
     /// Days since 1970-01-01 of that date; `nil` before the first date.
     fileprivate var days: Int?
+    /// Bytes 0–7 and 5–12 of the last date (`2016-04-15 07`), and its
+    /// offset's six bytes (` +0100`, bytes 19–24); `hourSeconds` is `nil` before the first.
+    fileprivate var hourHead: UInt64 = 0
+    fileprivate var hourMiddle: UInt64 = 0
+    fileprivate var hourZone: UInt64 = 0
+    /// Seconds since 1970 of that hour's start, in that offset; and the offset.
+    fileprivate var hourSeconds: Int64?
+    fileprivate var hourOffset = 0
 
     init() {}
   }
@@ -103,6 +115,49 @@ enum ExportDateParser {
   /// the same result, reusing the calendar date of the last one when it is the same.
   @inline(__always)
   static func parse(_ bytes: UnsafeBufferPointer<UInt8>, cache: inout DayCache) -> Parsed? {
+    guard bytes.count == 25, let p = bytes.baseAddress else { return parse(bytes) }
+    let raw = UnsafeRawPointer(p)
+    let hourHead = raw.loadUnaligned(as: UInt64.self)
+    let hourMiddle = raw.loadUnaligned(fromByteOffset: 5, as: UInt64.self)
+    let hourZone = raw.loadUnaligned(fromByteOffset: 17, as: UInt64.self) &>> 16
+    if let hourSeconds = cache.hourSeconds, hourHead == cache.hourHead, hourMiddle == cache.hourMiddle,
+      hourZone == cache.hourZone
+    {
+      // The same hour and offset: `:mm:ss` at 13 is all that is new (checked as the time below is).
+      let clock = raw.loadUnaligned(fromByteOffset: 13, as: UInt64.self)
+      let separators: UInt64 = 0x0000_0000_FF00_00FF  // bytes 0, 3
+      let separatorBytes: UInt64 = 0x0000_0000_3A00_003A  // ':', ':'
+      let digits = clock ^ 0x3030_3030_3030_3030
+      let digitLanes: UInt64 = 0x0000_FFFF_00FF_FF00  // bytes 1, 2, 4, 5
+      if clock & separators == separatorBytes,
+        (digits | (digits &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080 & digitLanes == 0
+      {
+        @inline(__always) func digit(_ byte: Int) -> Int {
+          Int(truncatingIfNeeded: (digits &>> (8 &* UInt64(byte))) & 0xFF)
+        }
+        let minute = digit(1) &* 10 &+ digit(2)
+        let second = digit(4) &* 10 &+ digit(5)
+        guard minute <= 59, second <= 60 else { return nil }
+        let seconds = hourSeconds &+ Int64(minute &* 60 &+ second)
+        return Parsed(epochMilliseconds: seconds &* 1000, utcOffsetSeconds: cache.hourOffset)
+      }
+      return nil
+    }
+    guard let parsed = parseDay(bytes, cache: &cache) else { return nil }
+    // A valid date: remember its hour.
+    let minute = (Int(p[14]) &- 48) &* 10 &+ (Int(p[15]) &- 48)
+    let second = (Int(p[17]) &- 48) &* 10 &+ (Int(p[18]) &- 48)
+    cache.hourHead = hourHead
+    cache.hourMiddle = hourMiddle
+    cache.hourZone = hourZone
+    cache.hourSeconds = parsed.epochMilliseconds / 1000 - Int64(minute * 60 + second)
+    cache.hourOffset = parsed.utcOffsetSeconds
+    return parsed
+  }
+
+  /// ``parse(_:cache:)`` for a 25-byte date whose hour is not the cached one.
+  @inline(__always)
+  private static func parseDay(_ bytes: UnsafeBufferPointer<UInt8>, cache: inout DayCache) -> Parsed? {
     guard bytes.count == 25, let p = bytes.baseAddress else { return parse(bytes) }
     let raw = UnsafeRawPointer(p)
     let head = raw.loadUnaligned(as: UInt64.self)
