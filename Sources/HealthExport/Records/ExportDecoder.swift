@@ -65,13 +65,15 @@ struct ExportDecoder: ~Copyable {
     var utcOffsetSeconds: Int
     var origin: OriginID
     var userEntered: Bool
-    /// Where the record starts; found only for a sample the log will turn away.
-    var location: SourceLocation?
   }
 
   /// The export date: a sample that starts later comes from a wrong clock.
   private var exportedAtMs: Int64?
   private var pendingSample: PendingSample?
+  /// Where the pending sample's record starts; found only for a sample the log
+  /// will turn away. Kept beside it, so that the sample itself stays a few
+  /// plain words to copy.
+  private var pendingLocation: SourceLocation?
   private var pendingRecord: ExportRecord?
   /// Set by a speculative decoder that met what it may not decide alone.
   private var doubtful = false
@@ -132,7 +134,8 @@ struct ExportDecoder: ~Copyable {
         if scanner.depth == 1 {
           if let pending = pendingSample {
             pendingSample = nil
-            appendSample(pending)
+            appendSample(pending, location: pendingLocation)
+            pendingLocation = nil
           } else if let record = pendingRecord {
             pendingRecord = nil
             return .record(record)
@@ -402,22 +405,23 @@ struct ExportDecoder: ~Copyable {
         utcOffsetSeconds: start.utcOffsetSeconds) != nil
     let sample = PendingSample(
       kind: kind, startMs: start.epochMilliseconds, endMs: end.epochMilliseconds, value: number,
-      utcOffsetSeconds: start.utcOffsetSeconds, origin: origin, userEntered: userEntered,
-      // Only a sample the log turns away needs its location, and finding one costs.
-      location: rejected ? scanner.location(at: scanner.tagStart) : nil)
+      utcOffsetSeconds: start.utcOffsetSeconds, origin: origin, userEntered: userEntered)
+    // Only a sample the log turns away needs its location, and finding one costs.
+    let location = rejected ? scanner.location(at: scanner.tagStart) : nil
     if scanner.isSelfClosing {
-      appendSample(sample)
+      appendSample(sample, location: location)
     } else {
       pendingSample = sample
+      pendingLocation = location
     }
   }
 
-  private mutating func appendSample(_ sample: PendingSample) {
+  private mutating func appendSample(_ sample: PendingSample, location: SourceLocation?) {
     if sample.userEntered { info.userEnteredRecords += 1 }
     let stored = log.append(
       kind: sample.kind, startMs: sample.startMs, endMs: sample.endMs, value: sample.value,
       utcOffsetSeconds: sample.utcOffsetSeconds, origin: sample.origin, userEntered: sample.userEntered,
-      location: sample.location)
+      location: location)
     if !stored { info.invalidRecords += 1 }
   }
 
