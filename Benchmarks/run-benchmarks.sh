@@ -9,7 +9,10 @@
 # dominate); dense, an iPhone and a Watch carried all day (steps and distance nearly every
 # record). Every record's device carries its own HKDevice address, as on a real phone.
 #
-# `stepkit steps` reads an export.xml on every core; the `--jobs 1` row is the same on one core.
+# `stepkit steps` reads an export.xml on every core; the one-core row runs it with `--jobs 1`
+# pinned to one processor (`taskset -c 0`), so that no thread of it (the tally's second pass
+# included) runs on another core. Where ISA-L is installed (`libisal-dev`), a second build with
+# `--traits ISAL` reads the export.zip too.
 # --rss-bytes adds a table of peak memory of `stepkit steps` on files of those sizes.
 # Peers missing here are installed: lxml and healthkit-to-sqlite with pip, unzip and GNU time
 # with apt-get. Every reader computes raw steps (all step records, summed); the check column
@@ -57,6 +60,14 @@ for product in stepkit reader-benchmark export-generator; do
   swift build -c release --scratch-path "$scratch" --package-path "$root" --product "$product" >&2
 done
 bin="$(swift build -c release --scratch-path "$scratch" --package-path "$root" --show-bin-path)"
+one_core=()
+if command -v taskset > /dev/null; then one_core=(taskset -c 0); fi
+isal_bin=""
+if [ -f /usr/include/isa-l/igzip_lib.h ] || [ -f /usr/include/isa-l.h ]; then
+  echo "== building (release, ISA-L)" >&2
+  swift build -c release --scratch-path "$scratch-isal" --package-path "$root" --traits ISAL --product stepkit >&2
+  isal_bin="$(swift build -c release --scratch-path "$scratch-isal" --package-path "$root" --traits ISAL --show-bin-path)"
+fi
 cc -O2 -o "$work/inflate" "$peers/inflate.c" -lz
 
 # measure OUTPUT_FILE COMMAND...: runs COMMAND under GNU time. Sets seconds, rss_kib, output.
@@ -117,12 +128,18 @@ for shape in $shapes; do
   best "$work/steps.csv" "$bin/stepkit" steps "$xml" --format csv --quiet
   row "**StepKit** \`stepkit steps\`" "export.xml" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
   ours_xml="$seconds"; ours_xml_rss="$rss_kib"
-  best "$work/steps.csv" "$bin/stepkit" steps "$xml" --format csv --quiet --jobs 1
-  row "**StepKit** \`stepkit steps --jobs 1\` (one core)" "export.xml" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
+  best "$work/steps.csv" ${one_core[@]+"${one_core[@]}"} "$bin/stepkit" steps "$xml" --format csv --quiet --jobs 1
+  row "**StepKit** \`stepkit steps --jobs 1\` (one core${one_core[*]:+, \`${one_core[*]}\`})" "export.xml" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
   ours_xml_one="$seconds"
   best "$work/steps.csv" "$bin/stepkit" steps "$zip" --format csv --quiet
   row "**StepKit** \`stepkit steps\`" "export.zip" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
   ours_zip="$seconds"; ours_zip_rss="$rss_kib"
+  ours_isal=""
+  if [ -n "$isal_bin" ]; then
+    best "$work/steps.csv" "$isal_bin/stepkit" steps "$zip" --format csv --quiet
+    row "**StepKit** \`stepkit steps\`, ISA-L build (\`--traits ISAL\`)" "export.zip" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
+    ours_isal="$seconds"
+  fi
 
   best "$work/inflate.txt" "$work/inflate" "$zip" $(python3 "$peers/entry_offset.py" "$zip")
   row "bare zlib inflate of the entry (C, 4 MiB buffer)" "export.zip" "$seconds" "$xml_bytes" "" "$rss_kib" "$(field inflated_bytes) bytes"
@@ -165,6 +182,7 @@ for shape in $shapes; do
     echo
     [ -n "$lxml_s" ] && echo "- StepKit on export.xml: $(awk -v a="$lxml_s" -v b="$ours_xml" 'BEGIN { printf "%.1f", a / b }')× the lxml job on $(nproc) cores, $(awk -v a="$lxml_s" -v b="$ours_xml_one" 'BEGIN { printf "%.1f", a / b }')× on one."
     echo "- StepKit on export.zip: $(awk -v a="$inflate_s" -v b="$ours_zip" 'BEGIN { printf "%.0f", 100 * a / b }')% of the bare zlib inflate loop's speed."
+    [ -n "$ours_isal" ] && echo "- StepKit on export.zip with ISA-L: $(awk -v a="$ours_zip" -v b="$ours_isal" 'BEGIN { printf "%.2f", a / b }')× the zlib build."
     echo "- Peak RSS: $(mib "$ours_xml_rss") MiB (xml), $(mib "$ours_zip_rss") MiB (zip). Raw steps, all readers: $steps."
     echo
   } > "$work/$shape.md"
