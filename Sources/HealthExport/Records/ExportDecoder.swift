@@ -129,7 +129,13 @@ struct ExportDecoder: ~Copyable {
       if progress != nil, scanner.refills != lastProgressRefills { reportProgress(final: false) }
       switch token {
       case .startTag:
-        if let record = try startTag() { return .record(record) }
+        // Samples need no record handed out: their path returns nothing to copy.
+        switch mode {
+        case .samples:
+          try sampleStartTag()
+        case .records(let types):
+          if let record = try recordStartTag(types: types) { return .record(record) }
+        }
       case .endTag:
         if scanner.depth == 1 {
           if let pending = pendingSample {
@@ -159,21 +165,34 @@ struct ExportDecoder: ~Copyable {
 
   // MARK: - Start tags
 
-  /// Handles a start tag; returns a finished record in ``Mode/records``.
-  private mutating func startTag() throws -> ExportRecord? {
+  /// Handles a start tag in ``Mode/samples``.
+  @inline(__always)
+  private mutating func sampleStartTag() throws {
     // The number of elements enclosing this one.
     let parents = scanner.isSelfClosing ? scanner.depth : scanner.depth - 1
+    if parents == 1, scanner.nameIs("Record") {
+      info.recordCount += 1
+      try sampleRecord()
+    } else {
+      try otherStartTag(parents: parents)
+    }
+  }
+
+  /// Handles a start tag in ``Mode/records``; returns a finished record.
+  private mutating func recordStartTag(types: Set<String>?) throws -> ExportRecord? {
+    let parents = scanner.isSelfClosing ? scanner.depth : scanner.depth - 1
+    if parents == 1, scanner.nameIs("Record") {
+      info.recordCount += 1
+      return try exportRecord(types: types)
+    }
+    try otherStartTag(parents: parents)
+    return nil
+  }
+
+  /// Handles a start tag other than a top-level `<Record>`, `parents`
+  /// elements deep: the root, `<ExportDate>`, `<Me>`, a record's `<MetadataEntry>`.
+  private mutating func otherStartTag(parents: Int) throws {
     if parents == 1 {
-      if scanner.nameIs("Record") {
-        info.recordCount += 1
-        switch mode {
-        case .samples:
-          try sampleRecord()
-          return nil
-        case .records(let types):
-          return try exportRecord(types: types)
-        }
-      }
       if scanner.nameIs("ExportDate") {
         if speculative { doubtful = true }
         try exportDate()
@@ -181,7 +200,7 @@ struct ExportDecoder: ~Copyable {
         if speculative { doubtful = true }
         try me()
       }
-      return nil
+      return
     }
     if parents == 2, scanner.nameIs("MetadataEntry") {
       if pendingSample != nil {
@@ -189,7 +208,7 @@ struct ExportDecoder: ~Copyable {
       } else if pendingRecord != nil {
         try recordMetadata()
       }
-      return nil
+      return
     }
     if parents == 0 {
       if speculative { doubtful = true }
@@ -201,7 +220,6 @@ struct ExportDecoder: ~Copyable {
         if scanner.attributeNameIs(attribute, "locale") { info.locale = try scanner.decodedValue(attribute) }
       }
     }
-    return nil
   }
 
   private mutating func exportDate() throws {
