@@ -421,4 +421,27 @@ extension ExportReader {
     return try ParallelExportReader.read(
       MemoryByteSource(data, displayName: name), into: &log, settings: settings)
   }
+
+  /// Reads the file at `path` as export XML (never as a zip), as
+  /// ``readXML(_:name:into:threads:chunkBytes:bufferBytes:)`` reads bytes,
+  /// scanning it in place from mapped windows of `windowBytes`, or copying
+  /// it with `pread` when `windowBytes` is `nil`.
+  ///
+  /// For differential tests and fuzzing: every way must give the same
+  /// samples, counts, invalid-record report and error.
+  @_spi(Testing)
+  public static func readXMLFile(
+    _ path: String, name: String, into log: inout SampleLog, threads: Int, chunkBytes: Int,
+    windowBytes: Int?, bufferBytes: Int = 1 << 16
+  ) throws -> ExportInfo {
+    let file = try FileByteSource(
+      path: path, displayName: name, reading: windowBytes.map { .mapped(windowBytes: $0) } ?? .copied)
+    guard threads > 1 else {
+      return try read(source: file.range(from: 0, to: nil), into: &log, bufferBytes: bufferBytes)
+    }
+    let settings = ParallelExportReader.Settings(
+      threads: threads, chunkBytes: chunkBytes, headerBytes: chunkBytes, minimumBytes: 0,
+      bufferBytes: bufferBytes)
+    return try ParallelExportReader.read(file, into: &log, settings: settings)
+  }
 }
