@@ -30,7 +30,8 @@ enum Platform {
   /// multiple of ``pageSize``), for reading only (`mmap`), or `nil` when the
   /// system will not (a file system without mappings, no address space left).
   static func mapForReading(_ descriptor: Int32, offset: Int64, length: Int) -> UnsafeMutableRawPointer? {
-    guard length > 0, let start = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, off_t(offset)),
+    guard length > 0, let fileOffset = off_t(exactly: offset),
+      let start = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, fileOffset),
       start != UnsafeMutableRawPointer(bitPattern: -1)
     else { return nil }
     return start

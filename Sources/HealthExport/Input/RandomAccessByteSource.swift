@@ -68,9 +68,9 @@ enum FileReading: Sendable, Equatable {
   /// Copied into the scanner's own buffer with `pread`.
   case copied
 
-  /// What the reader uses: mappings of 4 MiB (larger ones gain nothing, and
-  /// a scanner holds two at a time).
-  static let standard = FileReading.mapped(windowBytes: 4 << 20)
+  /// What the reader uses: mappings of 1 MiB, which fit in a core's
+  /// second-level cache (4 MiB and 16 MiB measured slower, 256 KiB no faster).
+  static let standard = FileReading.mapped(windowBytes: 1 << 20)
 }
 
 /// A file read with `pread`, or scanned in place from mappings (see
