@@ -174,7 +174,7 @@ public enum ExportReader {
     switch classify(head[...], name: path) {
     case .zip: return try openZip(ZipArchive(source: file))
     case .notAZip: throw HealthExportError.notAZip(path: path)
-    case .xml: return Opened(source: SequentialFileSource(file), file: file)
+    case .xml: return Opened(source: file.range(from: 0, to: nil), file: file)
     }
   }
 
@@ -224,30 +224,5 @@ public enum ExportReader {
   private static func openZip(_ archive: ZipArchive) throws -> Opened {
     let entry = try HealthXMLLocator.healthExportEntry(in: archive)
     return Opened(source: try ZipEntryChunkSource(archive: archive, entry: entry), entryName: entry.name)
-  }
-}
-
-/// A regular file read front to back through the random-access source it
-/// was opened as, so that it is opened once.
-private final class SequentialFileSource: ByteChunkSource {
-  private let file: FileByteSource
-  private var offset: Int64 = 0
-
-  init(_ file: FileByteSource) { self.file = file }
-
-  var displayName: String { file.displayName }
-  var expectedByteCount: Int64? { file.byteCount }
-
-  func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-    guard let base = buffer.baseAddress else { return 0 }
-    var filled = 0
-    while filled < buffer.count {
-      let got = try file.read(
-        at: offset, into: UnsafeMutableRawBufferPointer(start: base + filled, count: buffer.count - filled))
-      if got == 0 { break }
-      filled += got
-      offset += Int64(got)
-    }
-    return filled
   }
 }

@@ -1,5 +1,6 @@
 // The C library calls the reader makes, in one place: the scanner's byte search and
-// comparison, and the POSIX thread that inflates a zip entry.
+// comparison, the read-only file mappings it scans in place, and the POSIX thread that
+// inflates a zip entry.
 #if canImport(Darwin)
   import Darwin
 #elseif canImport(Glibc)
@@ -20,6 +21,45 @@ enum Platform {
   @inline(__always)
   static func firstByte(_ byte: UInt8, in start: UnsafeRawPointer, count: Int) -> UnsafeMutableRawPointer? {
     memchr(start, Int32(byte), count)
+  }
+
+  /// The size of a memory page, which a file mapping's offset is a multiple of.
+  static let pageSize = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
+
+  /// Maps `length` bytes of the file open as `descriptor`, from `offset` (a
+  /// multiple of ``pageSize``), for reading only (`mmap`), or `nil` when the
+  /// system will not (a file system without mappings, no address space left).
+  static func mapForReading(_ descriptor: Int32, offset: Int64, length: Int) -> UnsafeMutableRawPointer? {
+    guard length > 0, let fileOffset = off_t(exactly: offset),
+      let start = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, fileOffset),
+      start != UnsafeMutableRawPointer(bitPattern: -1)
+    else { return nil }
+    return start
+  }
+
+  /// Removes a mapping made by ``mapForReading(_:offset:length:)`` (`munmap`):
+  /// its pages leave the process's resident memory (the file's stay cached).
+  static func unmap(_ start: UnsafeMutableRawPointer, length: Int) {
+    munmap(start, length)
+  }
+
+  /// `count` zeroed bytes (`calloc`): a large block comes straight from the
+  /// system, so its pages cost memory only once written.
+  static func zeroedBytes(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+    guard let block = calloc(count, 1) else { fatalError("out of memory allocating \(count) bytes") }
+    return block.bindMemory(to: UInt8.self, capacity: count)
+  }
+
+  /// Frees a block from ``zeroedBytes(_:)``.
+  static func freeZeroedBytes(_ block: UnsafeMutablePointer<UInt8>) {
+    free(block)
+  }
+
+  /// The size of the open file `descriptor` now (`fstat`), or `nil`.
+  static func currentSize(of descriptor: Int32) -> Int64? {
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else { return nil }
+    return Int64(info.st_size)
   }
 }
 

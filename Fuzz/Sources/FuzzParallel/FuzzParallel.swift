@@ -4,9 +4,11 @@ import StepKitCore
 
 /// Reads one input as export XML front to back and again cut into small
 /// stretches on several threads (the stretch size taken from the input, so
-/// that seams land everywhere), and checks that both reads agree: the same
-/// samples, origins, counts, invalid-record report, or the same error at the
-/// same line and column. Any difference is a finding.
+/// that seams land everywhere), then from a file, copied with `pread` and in
+/// place from mapped windows of a size taken from the input, on one thread
+/// and on two, and checks that every read agrees: the same samples, origins,
+/// counts, invalid-record report, or the same error at the same line and
+/// column. Any difference is a finding.
 func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   guard let data else { return 0 }
   let bytes = Data(bytes: data, count: size)
@@ -19,8 +21,27 @@ func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
       fatalError("\(threads) threads, stretches of \(chunkBytes) bytes: \(got)\none thread: \(expected)")
     }
   }
+  guard FileManager.default.createFile(atPath: filePath, contents: bytes) else {
+    fatalError("cannot write \(filePath)")
+  }
+  let window = Int((hash >> 16) % 200) + 1
+  for (threads, chunkBytes, windowBytes) in [
+    (1, 0, nil), (1, 0, window), (1, 0, 4096), (2, Int((hash >> 24) % 300) + 1, window),
+  ] as [(Int, Int, Int?)] {
+    let got = outcome(ofFile: filePath, threads: threads, chunkBytes: chunkBytes, windowBytes: windowBytes)
+    if got != expected {
+      fatalError(
+        "file, \(threads) threads, stretches of \(chunkBytes) bytes, windows of \(String(describing: windowBytes)): "
+          + "\(got)\none thread: \(expected)")
+    }
+  }
   return 0
 }
+
+/// Where each input is written to be read as a file: memory when `/dev/shm` is there.
+private let filePath =
+  (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
+  + "/stepkit-fuzz-parallel-\(getpid()).xml"
 
 /// What one read gave; the samples read before an error are not compared.
 private struct Outcome: Equatable {
@@ -33,10 +54,24 @@ private struct Outcome: Equatable {
 }
 
 private func outcome(of bytes: Data, threads: Int, chunkBytes: Int) -> Outcome {
+  outcome {
+    try ExportReader.readXML(
+      bytes, name: "fuzz.xml", into: &$0, threads: threads, chunkBytes: chunkBytes, bufferBytes: 256)
+  }
+}
+
+private func outcome(ofFile path: String, threads: Int, chunkBytes: Int, windowBytes: Int?) -> Outcome {
+  outcome {
+    try ExportReader.readXMLFile(
+      path, name: "fuzz.xml", into: &$0, threads: threads, chunkBytes: chunkBytes, windowBytes: windowBytes,
+      bufferBytes: 256)
+  }
+}
+
+private func outcome(_ read: (inout SampleLog) throws -> ExportInfo) -> Outcome {
   var log = SampleLog()
   do {
-    let info = try ExportReader.readXML(
-      bytes, name: "fuzz.xml", into: &log, threads: threads, chunkBytes: chunkBytes, bufferBytes: 256)
+    let info = try read(&log)
     return Outcome(
       info: info, error: nil, samples: log.samples, origins: log.origins,
       sampleOrigins: (0..<log.count).map(log.originOfSample(at:)), invalid: log.invalid)

@@ -2,6 +2,11 @@
 /// the lender's ``ChunkLender/headroom`` bytes that the borrower may write
 /// and followed by at least ``XMLScanner/slack`` readable ones (the scanner's
 /// word-wide searches may read a few bytes past the end).
+///
+/// A chunk *in place* is a view of the source itself (a mapped file): the
+/// bytes in front of it are not free room but the source's own bytes before
+/// the chunk (as many as the headroom, or as came before, if fewer), and
+/// none of its bytes may be written.
 struct LentChunk {
   /// Identifies the buffer when it is given back.
   let index: Int
@@ -9,6 +14,15 @@ struct LentChunk {
   let bytes: UnsafeMutablePointer<UInt8>
   /// How many bytes of data follow `bytes`.
   let count: Int
+  /// Whether the headroom already holds the bytes before the chunk, read-only.
+  let isInPlace: Bool
+
+  init(index: Int, bytes: UnsafeMutablePointer<UInt8>, count: Int, isInPlace: Bool = false) {
+    self.index = index
+    self.bytes = bytes
+    self.count = count
+    self.isInPlace = isInPlace
+  }
 }
 
 /// A source that lends its own buffers instead of copying into the reader's.
@@ -40,6 +54,10 @@ protocol ChunkLender: ByteChunkSource, AnyObject {
 /// gathered in a buffer of the carrier's own instead, grown as needed up to
 /// the token limit, and the window returns to the lent chunk as soon as the
 /// tail fits in front of the bytes not yet gathered.
+///
+/// In front of a chunk in place (``LentChunk/isInPlace``) the tail's bytes
+/// are already there, the source's own: the window just moves back over
+/// them, and nothing is copied or written.
 final class ChunkCarrier {
   /// What ``refill(window:keep:end:maximumTokenBytes:)`` did.
   enum Refill {
@@ -97,7 +115,7 @@ final class ChunkCarrier {
       // Gathering into the own buffer; return to the chunk once the tail fits before its rest.
       if live <= currentUsed + lender.headroom {
         let base = current.bytes + currentUsed - live
-        base.update(from: tail, count: live)
+        carry(tail, to: base, count: live, inPlace: current.isInPlace)
         let end = live + current.count - currentUsed
         currentUsed = current.count
         windowIsOwned = false
@@ -108,7 +126,7 @@ final class ChunkCarrier {
     guard let next = try lender.borrowChunk() else { return .endOfSource }
     if live <= lender.headroom {
       let base = next.bytes - live
-      base.update(from: tail, count: live)
+      carry(tail, to: base, count: live, inPlace: next.isInPlace)
       release()
       current = next
       currentUsed = next.count
@@ -127,6 +145,20 @@ final class ChunkCarrier {
     current = next
     currentUsed = 0
     return gather(tail: owned, live: live, from: next, maximumTokenBytes: maximumTokenBytes)
+  }
+
+  /// Puts the `count` tail bytes at `tail` just in front of a chunk's bytes,
+  /// at `base`: a copy, unless they are already there (the same bytes, or a
+  /// chunk in place, whose bytes in front are the tail's own and read-only).
+  private func carry(
+    _ tail: UnsafeMutablePointer<UInt8>, to base: UnsafeMutablePointer<UInt8>, count: Int, inPlace: Bool
+  ) {
+    if inPlace {
+      assert(
+        Platform.bytesEqual(base, tail, count: count), "a chunk in place is preceded by its source's bytes")
+      return
+    }
+    if base != tail { base.update(from: tail, count: count) }
   }
 
   /// With the window in the own buffer: moves the tail to its front (growing

@@ -11,9 +11,27 @@ protocol RandomAccessByteSource: Sendable {
   ///
   /// - Returns: How many bytes were copied; fewer than asked only at the end.
   func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+  /// The bytes `[start, end)` (from `start` on to the end when `end` is
+  /// `nil`) as a source to scan front to back, on one thread.
+  func range(from start: Int64, to end: Int64?) -> any ByteRangeSource
+}
+
+/// A stretch of a random-access source read front to back, whose end can be
+/// moved further on (``RangeChunkSource``, or ``MappedFileChunks`` for a file
+/// scanned in place).
+protocol ByteRangeSource: ByteChunkSource, AnyObject {
+  /// Where the range ends, or `nil` when it runs to the end of the source.
+  var end: Int64? { get }
+  /// Moves the end of the range further on (`nil`: to the end of the source).
+  func extend(to newEnd: Int64?)
 }
 
 extension RandomAccessByteSource {
+  /// The bytes `[start, end)` copied out with ``read(at:into:)``.
+  func range(from start: Int64, to end: Int64?) -> any ByteRangeSource {
+    RangeChunkSource(self, from: start, to: end)
+  }
+
   /// Reads exactly `count` bytes at `offset`.
   ///
   /// - Throws: ``HealthExportError/corruptZip(path:detail:byteOffset:)`` when
@@ -42,20 +60,39 @@ extension RandomAccessByteSource {
   }
 }
 
-/// A file read with `pread`; safe to share between threads.
+/// How the bytes of a regular file reach the XML scanner.
+enum FileReading: Sendable, Equatable {
+  /// Scanned where they lie, from read-only mappings of `windowBytes` each
+  /// (``MappedFileChunks``), with no copy.
+  case mapped(windowBytes: Int)
+  /// Copied into the scanner's own buffer with `pread`.
+  case copied
+
+  /// What the reader uses: mappings of 1 MiB, which fit in a core's
+  /// second-level cache (4 MiB and 16 MiB measured slower, 256 KiB no faster).
+  static let standard = FileReading.mapped(windowBytes: 1 << 20)
+}
+
+/// A file read with `pread`, or scanned in place from mappings (see
+/// ``FileReading``); safe to share between threads.
 final class FileByteSource: RandomAccessByteSource {
   let displayName: String
   let byteCount: Int64
-  private let descriptor: Int32
+  /// How its ranges (``range(from:to:)``) deliver their bytes.
+  let reading: FileReading
+  /// The open file.
+  let descriptor: Int32
 
   /// Opens `path` for reading.
   ///
   /// - Parameters:
   ///   - path: The file's path.
   ///   - displayName: The name used in errors; the path when `nil`.
+  ///   - reading: How ranges of it are scanned; the tests compare both ways.
   /// - Throws: ``HealthExportError/cannotOpen(path:reason:)``.
-  init(path: String, displayName: String? = nil) throws {
+  init(path: String, displayName: String? = nil, reading: FileReading = .standard) throws {
     self.displayName = displayName ?? path
+    self.reading = reading
     let fd = open(path, O_RDONLY)
     guard fd >= 0 else { throw HealthExportError.cannotOpen(path: path, reason: PlatformError.lastMessage()) }
     var info = stat()
@@ -73,6 +110,13 @@ final class FileByteSource: RandomAccessByteSource {
   }
 
   deinit { close(descriptor) }
+
+  func range(from start: Int64, to end: Int64?) -> any ByteRangeSource {
+    switch reading {
+    case .mapped(let windowBytes): MappedFileChunks(self, from: start, to: end, windowBytes: windowBytes)
+    case .copied: RangeChunkSource(self, from: start, to: end)
+    }
+  }
 
   func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
     guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }

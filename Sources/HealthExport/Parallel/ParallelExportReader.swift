@@ -35,7 +35,8 @@ enum ParallelExportReader {
     var headerBytes: Int
     /// Files smaller than this are read sequentially.
     var minimumBytes: Int
-    /// Each scanning thread's read buffer.
+    /// Each scanning thread's read buffer, when the file's bytes are copied
+    /// (``FileReading/copied``); mapped windows are the file's own size.
     var bufferBytes: Int
 
     /// The settings for a file of `byteCount` bytes on `threads` threads:
@@ -193,7 +194,7 @@ enum ParallelExportReader {
       info: state.info, exportedAtMs: context.exportedAtMs, speculative: false)
     var next = index + 1
     let toEnd = !workers || next == seams.count
-    let source = RangeChunkSource(file, from: seams[index], to: toEnd ? nil : seams[next])
+    let source = file.range(from: seams[index], to: toEnd ? nil : seams[next])
     let total = file.byteCount
     var decoder = ExportDecoder(
       source: source, resuming: resumption, stopsAtSeam: !toEnd,
@@ -262,7 +263,7 @@ enum ParallelExportReader {
     _ file: any RandomAccessByteSource, entryName: String?, to end: Int64, settings: Settings
   ) -> Header? {
     var decoder = ExportDecoder(
-      source: RangeChunkSource(file, from: 0, to: end), resuming: nil, stopsAtSeam: true,
+      source: file.range(from: 0, to: end), resuming: nil, stopsAtSeam: true,
       bufferBytes: settings.bufferBytes)
     guard case .seam(clean: true)? = try? decoder.step() else { return nil }
     var info = decoder.info
@@ -288,7 +289,7 @@ enum ParallelExportReader {
       info: ExportInfo(fileName: context.fileName, xmlEntryName: context.entryName),
       exportedAtMs: context.exportedAtMs, speculative: true)
     var decoder = ExportDecoder(
-      source: RangeChunkSource(file, from: start, to: end), resuming: resumption, stopsAtSeam: !isLast,
+      source: file.range(from: start, to: end), resuming: resumption, stopsAtSeam: !isLast,
       bufferBytes: settings.bufferBytes)
     let length = (end ?? file.byteCount) - start
     decoder.log.reserveCapacity(Int(clamping: length / ExportReader.bytesPerSmallestSample))
@@ -312,7 +313,7 @@ enum ParallelExportReader {
     progress: (@Sendable (ExportProgress) -> Void)?
   ) throws -> ExportInfo {
     try ExportReader.read(
-      source: RangeChunkSource(file, from: 0, to: nil), entryName: entryName, into: &log, progress: progress)
+      source: file.range(from: 0, to: nil), entryName: entryName, into: &log, progress: progress)
   }
 
   /// One worker thread: scans stretches the board hands out until none are left.
@@ -419,5 +420,28 @@ extension ExportReader {
       bufferBytes: bufferBytes)
     return try ParallelExportReader.read(
       MemoryByteSource(data, displayName: name), into: &log, settings: settings)
+  }
+
+  /// Reads the file at `path` as export XML (never as a zip), as
+  /// ``readXML(_:name:into:threads:chunkBytes:bufferBytes:)`` reads bytes,
+  /// scanning it in place from mapped windows of `windowBytes`, or copying
+  /// it with `pread` when `windowBytes` is `nil`.
+  ///
+  /// For differential tests and fuzzing: every way must give the same
+  /// samples, counts, invalid-record report and error.
+  @_spi(Testing)
+  public static func readXMLFile(
+    _ path: String, name: String, into log: inout SampleLog, threads: Int, chunkBytes: Int,
+    windowBytes: Int?, bufferBytes: Int = 1 << 16
+  ) throws -> ExportInfo {
+    let file = try FileByteSource(
+      path: path, displayName: name, reading: windowBytes.map { .mapped(windowBytes: $0) } ?? .copied)
+    guard threads > 1 else {
+      return try read(source: file.range(from: 0, to: nil), into: &log, bufferBytes: bufferBytes)
+    }
+    let settings = ParallelExportReader.Settings(
+      threads: threads, chunkBytes: chunkBytes, headerBytes: chunkBytes, minimumBytes: 0,
+      bufferBytes: bufferBytes)
+    return try ParallelExportReader.read(file, into: &log, settings: settings)
   }
 }

@@ -1,7 +1,7 @@
 /// A stretch of a random-access source read front to back, for one thread:
 /// each thread that scans a part of a file reads its own byte range with
 /// `pread` into its own buffer.
-final class RangeChunkSource: ByteChunkSource {
+final class RangeChunkSource: ByteRangeSource {
   private let file: any RandomAccessByteSource
   private let start: Int64
   private var offset: Int64
