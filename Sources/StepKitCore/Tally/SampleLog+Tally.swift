@@ -213,6 +213,14 @@ extension SampleLog {
   /// ``tally(_:threads:)`` merging spans of about `samplesPerBin` samples at
   /// a time, in `parts` parts (fewer when there are fewer spans).
   func tally(_ options: CountingOptions, samplesPerBin: Int, parts: Int, threads: Int) -> Tally {
+    tally(options, bins: store.mergeBins(targetSamples: samplesPerBin), parts: parts, threads: threads)
+  }
+
+  /// ``tally(_:threads:)`` over the given spans (tests place their edges
+  /// where they choose), in `parts` parts of as many consecutive spans each
+  /// as can be (fewer parts when there are fewer spans).
+  func tally(_ options: CountingOptions, bins: [MergeBin], parts: Int, threads: Int) -> Tally {
+    precondition(bins.first?.lower == .min && bins.last?.upper == .max, "bins must cover all time")
     let resolved = ResolvedRanking(log: self, ranking: options.ranking)
     let geometry = BucketGeometry(unit: options.unit)
     let fixed = fixedRange(options, geometry)
@@ -224,7 +232,6 @@ extension SampleLog {
       width: options.includesSourceBreakdown ? 2 * resolved.sourceCount : 0,
       lowestOffsetMs: zone.map { $0.offsets.min() ?? 0 } ?? -bound,
       highestOffsetMs: zone.map { $0.offsets.max() ?? 0 } ?? bound)
-    let bins = store.mergeBins(targetSamples: samplesPerBin)
     let partCount = max(1, min(parts, bins.count))
     let partBins = (0..<partCount).map { part in
       bins[(part * bins.count / partCount)..<((part + 1) * bins.count / partCount)]
