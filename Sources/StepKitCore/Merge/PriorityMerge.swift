@@ -171,6 +171,11 @@ extension SampleLog {
                 }
                 Interval.extend(&sourceUnion, with: Interval(start: start, end: end))
                 guard sample.isOwned else { continue }
+                if firstOpen == covered.count || covered[firstOpen].start >= end {
+                  // Nothing covers it (the common case): its value whole, unscaled.
+                  sink(sample.piece(start, end, sample.value, kind: kind, source: source))
+                  continue
+                }
                 // The uncovered pieces of [start, end), in order.
                 let valuePerMs = sample.value / Double(end - start)
                 var pieceStart = start
