@@ -63,7 +63,7 @@ extension SampleLog {
   /// Runs the priority merge and hands every counted piece to `body`.
   ///
   /// Samples the policy excludes yield nothing. The log is merged span of
-  /// time by span of time (about 65 536 samples each, in order of time; a
+  /// time by span of time (about 16 384 samples each, in order of time; a
   /// smaller log is one span). Within a span, sources are walked from the
   /// highest rank down, and within one source, pieces come in order of start.
   ///
