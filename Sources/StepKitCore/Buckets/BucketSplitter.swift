@@ -4,6 +4,12 @@ struct BucketSplitter {
   let geometry: BucketGeometry
   let zone: ZoneOffsets?
   private var segmentHint = 0
+  /// The local bounds `[lower, upper)` and ordinal of the last bucket the
+  /// `recorded` rule found: consecutive samples nearly always fall inside
+  /// one bucket, which then costs two comparisons instead of divisions.
+  private var cachedLower = Int64.max
+  private var cachedUpper = Int64.min
+  private var cachedOrdinal: Int64 = 0
 
   init(geometry: BucketGeometry, zone: ZoneOffsets?) {
     self.geometry = geometry
@@ -43,12 +49,21 @@ struct BucketSplitter {
       segmentHint = segment
     } else {
       let offset = recordedOffsetMs
-      var ordinal = geometry.ordinal(ofLocal: start + offset)
+      let localStart = start + offset
+      if localStart >= cachedLower && localStart < cachedUpper && end + offset <= cachedUpper {
+        body(cachedOrdinal, value, offset)
+        return
+      }
+      var ordinal = geometry.ordinal(ofLocal: localStart)
+      let upper = geometry.localStart(of: ordinal + 1)
+      cachedLower = geometry.localStart(of: ordinal)
+      cachedUpper = upper
+      cachedOrdinal = ordinal
       if start == end {
         body(ordinal, value, offset)
         return
       }
-      var boundary = geometry.localStart(of: ordinal + 1) - offset
+      var boundary = upper - offset
       if boundary >= end {
         body(ordinal, value, offset)
         return

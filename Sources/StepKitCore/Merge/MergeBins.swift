@@ -2,8 +2,9 @@
 /// in `[lower, upper)`.
 struct MergeBin: Sendable, Equatable {
   /// About how many samples a bin owns: enough that per-bin work is noise,
-  /// few enough that one bin's decoded samples take a few megabytes.
-  static let targetSamples = 1 << 16
+  /// few enough that one bin's decoded samples (40 bytes each) stay in a
+  /// core's own cache while the merge walks them in another order.
+  static let targetSamples = 1 << 14
 
   var lower: Int64
   var upper: Int64
@@ -125,31 +126,53 @@ struct MergeWork {
   /// Fills ``order`` and ``groupStart`` from ``items``: a counting sort by
   /// group, then a sort of only the groups out of order.
   mutating func sortGroups(groupCount: Int) {
-    groupStart = [Int](repeating: 0, count: groupCount + 1)
-    for item in items { groupStart[Int(item.group) + 1] += 1 }
-    for group in 0..<groupCount { groupStart[group + 1] += groupStart[group] }
-    var fill = groupStart
+    groupStart.removeAll(keepingCapacity: true)
+    groupStart.append(contentsOf: repeatElement(0, count: groupCount + 1))
     order.removeAll(keepingCapacity: true)
     order.append(contentsOf: repeatElement(0, count: items.count))
-    for (position, item) in items.enumerated() {
-      order[fill[Int(item.group)]] = Int32(position)
-      fill[Int(item.group)] += 1
-    }
     items.withUnsafeBufferPointer { items in
       order.withUnsafeMutableBufferPointer { order in
-        func precedes(_ a: Int32, _ b: Int32) -> Bool {
-          let x = items[Int(a)]
-          let y = items[Int(b)]
-          return x.startMs < y.startMs || (x.startMs == y.startMs && x.index < y.index)
-        }
-        for group in 0..<groupCount {
-          var members = UnsafeMutableBufferPointer(rebasing: order[groupStart[group]..<groupStart[group + 1]])
-          var inOrder = true
-          for k in members.indices.dropFirst() where !precedes(members[k - 1], members[k]) {
-            inOrder = false
-            break
+        groupStart.withUnsafeMutableBufferPointer { groupStart in
+          for item in items { groupStart[Int(item.group) + 1] += 1 }
+          for group in 0..<groupCount { groupStart[group + 1] += groupStart[group] }
+          var fill = Array(groupStart.prefix(groupCount))
+          fill.withUnsafeMutableBufferPointer { fill in
+            for position in items.indices {
+              let group = Int(items[position].group)
+              order[fill[group]] = Int32(truncatingIfNeeded: position)
+              fill[group] += 1
+            }
           }
-          if !inOrder { members.sort(by: precedes) }
+          func precedes(_ a: Int32, _ b: Int32) -> Bool {
+            let x = items[Int(a)]
+            let y = items[Int(b)]
+            return x.startMs < y.startMs || (x.startMs == y.startMs && x.index < y.index)
+          }
+          for group in 0..<groupCount {
+            var members = UnsafeMutableBufferPointer(
+              rebasing: order[groupStart[group]..<groupStart[group + 1]])
+            // A group nearly always comes in order already, or nearly: a
+            // source writes a sample a little before one that started
+            // earlier. Insertion costs one step per such inversion; past a
+            // budget the group is sorted outright.
+            var budget = 4 * members.count
+            var k = 1
+            while k < members.count {
+              let member = members[k]
+              var at = k
+              while at > 0 && precedes(member, members[at - 1]) && budget > 0 {
+                members[at] = members[at - 1]
+                at -= 1
+                budget -= 1
+              }
+              members[at] = member
+              if budget == 0 {
+                members.sort(by: precedes)
+                break
+              }
+              k += 1
+            }
+          }
         }
       }
     }
@@ -197,7 +220,16 @@ struct BinGatherer {
   /// (starting inside it), and, for coverage, every other sample with
   /// `s < e` that overlaps `[bin.lower, E)`, `E` the latest end of the owned
   /// ones (or `bin.upper`).
-  mutating func gather(_ bin: MergeBin, groups: MergeGroups, into work: inout MergeWork) {
+  ///
+  /// Every sample the bin owns, admitted or not, is also handed to `owned`
+  /// with its index as it is decoded, so that a pass over all samples (the
+  /// tally's raw sums) rides along without decoding the blocks again. Each
+  /// sample is handed over by exactly one bin.
+  @inline(__always)
+  mutating func gather(
+    _ bin: MergeBin, groups: MergeGroups, into work: inout MergeWork,
+    owned ownedSample: (Int, StoredSample) -> Void = { _, _ in }
+  ) {
     work.items.removeAll(keepingCapacity: true)
     let blocks = self.blocks
     active.removeAll { blocks[Int($0)].maxEndMs < bin.lower }
@@ -210,6 +242,7 @@ struct BinGatherer {
       store.decode(block: Int(block)) { index, sample in
         let owned = sample.startMs >= bin.lower && sample.startMs < bin.upper
         guard owned || (sample.startMs < bin.lower && sample.endMs > bin.lower) else { return }
+        if owned { ownedSample(index, sample) }
         let group = groups.group(of: sample)
         guard group >= 0 else { return }
         if owned { windowEnd = max(windowEnd, sample.endMs) }

@@ -63,7 +63,7 @@ extension SampleLog {
   /// Runs the priority merge and hands every counted piece to `body`.
   ///
   /// Samples the policy excludes yield nothing. The log is merged span of
-  /// time by span of time (about 65 536 samples each, in order of time; a
+  /// time by span of time (about 16 384 samples each, in order of time; a
   /// smaller log is one span). Within a span, sources are walked from the
   /// highest rank down, and within one source, pieces come in order of start.
   ///
@@ -91,8 +91,9 @@ extension SampleLog {
   func forEachMergedPiece(
     policy: CountingPolicy, ranking: SourceRanking, bins: [MergeBin], _ body: (MergedPiece) -> Void
   ) {
+    precondition(bins.first?.lower == .min && bins.last?.upper == .max, "bins must cover all time")
     let resolved = ResolvedRanking(log: self, ranking: ranking)
-    mergePieces(policy: policy, resolved: resolved, bins: bins, body)
+    mergePieces(policy: policy, resolved: resolved, bins: bins[...], body)
   }
 
   /// The merge itself (COUNTING.md, step 2), specialised for each sink.
@@ -111,18 +112,23 @@ extension SampleLog {
   /// yields its whole value when it lies outside `covered`. `covered` grows by
   /// a source's own union only after the whole source has been walked, so a
   /// source never covers itself.
+  ///
+  /// `bins` may be any run of consecutive bins: the pieces are those of the
+  /// samples they own. Every sample they own, admitted by the policy or not,
+  /// is also handed to `owned` (see ``BinGatherer/gather(_:groups:into:owned:)``),
+  /// bin by bin, before that bin's pieces.
   @inline(__always)
   func mergePieces(
-    policy: CountingPolicy, resolved: ResolvedRanking, bins: [MergeBin], _ sink: (MergedPiece) -> Void
+    policy: CountingPolicy, resolved: ResolvedRanking, bins: ArraySlice<MergeBin>,
+    owned: (Int, StoredSample) -> Void = { _, _ in }, _ sink: (MergedPiece) -> Void
   ) {
     let sourceCount = resolved.sourceCount
     guard sourceCount > 0, count > 0 else { return }
     let groups = MergeGroups(log: self, policy: policy, resolved: resolved)
     var gatherer = BinGatherer(store: store)
     var work = MergeWork()
-    precondition(bins.first?.lower == .min && bins.last?.upper == .max, "bins must cover all time")
     for bin in bins {
-      gatherer.gather(bin, groups: groups, into: &work)
+      gatherer.gather(bin, groups: groups, into: &work, owned: owned)
       work.sortGroups(groupCount: groups.groupCount)
       merge(work, groups: groups, resolved: resolved, sink)
     }
@@ -165,6 +171,11 @@ extension SampleLog {
                 }
                 Interval.extend(&sourceUnion, with: Interval(start: start, end: end))
                 guard sample.isOwned else { continue }
+                if firstOpen == covered.count || covered[firstOpen].start >= end {
+                  // Nothing covers it (the common case): its value whole, unscaled.
+                  sink(sample.piece(start, end, sample.value, kind: kind, source: source))
+                  continue
+                }
                 // The uncovered pieces of [start, end), in order.
                 let valuePerMs = sample.value / Double(end - start)
                 var pieceStart = start

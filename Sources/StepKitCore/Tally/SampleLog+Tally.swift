@@ -1,149 +1,297 @@
 import Foundation
 
-/// Sums per bucket ordinal, stored sparsely (a slot per touched bucket) with a
-/// one-entry cache, because consecutive pieces nearly always land in the
-/// same bucket.
-private struct BucketSums {
-  struct Slot {
-    var steps = 0.0
-    var distance = 0.0
-    var raw = 0.0
-    var manual = 0.0
-    var offsetMs: Int64?
-    var bySource: [Double]
+/// Per-bucket sums over a run of consecutive bucket ordinals, stored densely:
+/// a bucket's sums are found by subtraction, with no lookup and no reference
+/// counting in the hot loops. A tally's buckets run from the first to the
+/// last bucket touched, empty ones included, so the table is no larger than
+/// the result.
+final class BucketTable: @unchecked Sendable {
+  // Safe to share: one thread fills a table, and it is read only after that
+  // thread has finished.
+  /// The ordinal of slot 0.
+  let first: Int64
+  /// How many slots.
+  let count: Int
+  /// Breakdown entries per slot: `2 * sources` with the breakdown, else 0.
+  let width: Int
+  let steps: UnsafeMutablePointer<Double>
+  let distance: UnsafeMutablePointer<Double>
+  let raw: UnsafeMutablePointer<Double>
+  let manual: UnsafeMutablePointer<Double>
+  /// `width` entries per slot: source `s` (by rank) at `2 * s + kind`.
+  let bySource: UnsafeMutablePointer<Double>
+  /// The UTC offset the bucket takes for hours: that of the bucket's sample
+  /// with the lowest index, whose index is in ``offsetIndex``.
+  let offsetMs: UnsafeMutablePointer<Int64>
+  /// The index of the sample that gave ``offsetMs``; `Int.max` when no
+  /// sample touched the bucket.
+  let offsetIndex: UnsafeMutablePointer<Int>
+
+  /// A table for `ordinals` (none when `nil`), every sum zero, no bucket touched.
+  init(ordinals: ClosedRange<Int64>?, width: Int) {
+    first = ordinals?.lowerBound ?? 0
+    count = ordinals.map { Int($0.upperBound - $0.lowerBound) + 1 } ?? 0
+    self.width = width
+    func zeros<T>(_ count: Int, _ value: T) -> UnsafeMutablePointer<T> {
+      let pointer = UnsafeMutablePointer<T>.allocate(capacity: count)
+      pointer.initialize(repeating: value, count: count)
+      return pointer
+    }
+    steps = zeros(count, 0.0)
+    distance = zeros(count, 0.0)
+    raw = zeros(count, 0.0)
+    manual = zeros(count, 0.0)
+    bySource = zeros(count * width, 0.0)
+    offsetMs = zeros(count, Int64(0))
+    offsetIndex = zeros(count, Int.max)
   }
 
-  let range: ClosedRange<Int64>?
-  let breakdownWidth: Int
-  var slotOfOrdinal: [Int64: Int] = [:]
-  var slots: [Slot] = []
-  var ordinals: [Int64] = []
-  var lastOrdinal = Int64.min
-  var lastSlot = -1
-
-  init(range: ClosedRange<Int64>?, breakdownWidth: Int) {
-    self.range = range
-    self.breakdownWidth = breakdownWidth
+  deinit {
+    for pointer in [steps, distance, raw, manual, bySource] { pointer.deallocate() }
+    offsetMs.deallocate()
+    offsetIndex.deallocate()
   }
 
-  /// The slot for `ordinal`, or `nil` when it lies outside the fixed range.
+  /// The slot of `ordinal`, or `nil` when the table does not hold it.
+  func slot(_ ordinal: Int64) -> Int? { view.slot(ordinal) }
+
+  /// Whether any sample touched `slot`.
+  func isTouched(_ slot: Int) -> Bool { offsetIndex[slot] != Int.max }
+
+  /// The table's storage, for loops that must not touch reference counts.
+  var view: BucketTableView {
+    BucketTableView(
+      first: first, count: count, steps: steps, distance: distance, raw: raw, manual: manual,
+      bySource: bySource, offsetMs: offsetMs, offsetIndex: offsetIndex)
+  }
+
+  /// Adds `other`'s sums to these, bucket by bucket, and takes its offsets
+  /// where its sample comes first; `other`'s ordinals must lie inside these.
+  func add(_ other: BucketTable) {
+    for from in 0..<other.count {
+      let to = Int(other.first - first) + from
+      steps[to] += other.steps[from]
+      distance[to] += other.distance[from]
+      raw[to] += other.raw[from]
+      manual[to] += other.manual[from]
+      for entry in 0..<width { bySource[to * width + entry] += other.bySource[from * width + entry] }
+      view.touch(to, offsetMs: other.offsetMs[from], index: other.offsetIndex[from])
+    }
+  }
+}
+
+/// A ``BucketTable``'s storage, valid while the table lives.
+struct BucketTableView {
+  let first: Int64
+  let count: Int
+  let steps: UnsafeMutablePointer<Double>
+  let distance: UnsafeMutablePointer<Double>
+  let raw: UnsafeMutablePointer<Double>
+  let manual: UnsafeMutablePointer<Double>
+  let bySource: UnsafeMutablePointer<Double>
+  let offsetMs: UnsafeMutablePointer<Int64>
+  let offsetIndex: UnsafeMutablePointer<Int>
+
+  /// The slot of `ordinal`, or `nil` when the table does not hold it (it
+  /// lies outside the tally's fixed range).
   @inline(__always)
-  mutating func slot(_ ordinal: Int64, offsetMs: Int64) -> Int? {
-    if ordinal == lastOrdinal { return lastSlot }
-    if let range, !range.contains(ordinal) { return nil }
-    let slot: Int
-    if let existing = slotOfOrdinal[ordinal] {
-      slot = existing
-    } else {
-      slot = slots.count
-      slotOfOrdinal[ordinal] = slot
-      slots.append(
-        Slot(offsetMs: offsetMs, bySource: [Double](repeating: 0, count: breakdownWidth)))
-      ordinals.append(ordinal)
-    }
-    lastOrdinal = ordinal
-    lastSlot = slot
-    return slot
+  func slot(_ ordinal: Int64) -> Int? {
+    let slot = ordinal &- first
+    return UInt64(bitPattern: slot) < UInt64(count) ? Int(slot) : nil
   }
-}
 
-extension BucketSums {
-  /// Takes the merged sums (`steps`, `distance`, the breakdown) of `merged`,
-  /// whose buckets are a subset of these (the raw pass touches every bucket).
-  mutating func join(_ merged: BucketSums) {
-    for (index, ordinal) in merged.ordinals.enumerated() {
-      let from = merged.slots[index]
-      guard let slot = slot(ordinal, offsetMs: from.offsetMs ?? 0) else { continue }
-      slots[slot].steps = from.steps
-      slots[slot].distance = from.distance
-      slots[slot].bySource = from.bySource
+  /// Records that sample `index`, with `offsetMs`, touched `slot`.
+  @inline(__always)
+  func touch(_ slot: Int, offsetMs offset: Int64, index: Int) {
+    if index < offsetIndex[slot] {
+      offsetIndex[slot] = index
+      offsetMs[slot] = offset
     }
   }
 }
 
-/// Two jobs for `DispatchQueue.concurrentPerform`, which write to disjoint memory.
-private struct UncheckedSendable: @unchecked Sendable {
-  let first: () -> Void
-  let second: () -> Void
-  init(_ first: @escaping () -> Void, second: @escaping () -> Void) {
-    self.first = first
-    self.second = second
+/// One source's sums in a part of a tally.
+struct SourceSums {
+  var stepSamples = 0
+  var distanceSamples = 0
+  var rawSteps = 0.0
+  var manualSteps = 0.0
+  var rawDistanceMeters = 0.0
+  var countedSteps = 0.0
+  var countedDistanceMeters = 0.0
+  var firstStart = Int64.max
+  var lastEnd = Int64.min
+
+  mutating func add(_ other: SourceSums) {
+    stepSamples += other.stepSamples
+    distanceSamples += other.distanceSamples
+    rawSteps += other.rawSteps
+    manualSteps += other.manualSteps
+    rawDistanceMeters += other.rawDistanceMeters
+    countedSteps += other.countedSteps
+    countedDistanceMeters += other.countedDistanceMeters
+    firstStart = min(firstStart, other.firstStart)
+    lastEnd = max(lastEnd, other.lastEnd)
   }
-  func run(_ job: Int) { job == 0 ? first() : second() }
+}
+
+/// What one part of a tally adds up: the buckets its samples touch and each
+/// source's sums.
+final class PartialTally: @unchecked Sendable {
+  // Safe to share: filled by one thread, read after it has finished.
+  let table: BucketTable
+  let sources: UnsafeMutableBufferPointer<SourceSums>
+
+  init(table: BucketTable, sourceCount: Int) {
+    self.table = table
+    sources = .allocate(capacity: sourceCount)
+    sources.initialize(repeating: SourceSums())
+  }
+
+  deinit { sources.deallocate() }
+}
+
+/// A buffer threads write to at disjoint places.
+private struct SharedBuffer<Element>: @unchecked Sendable {
+  let buffer: UnsafeMutableBufferPointer<Element>
+}
+
+/// What every part of a tally works from.
+private struct TallyPlan {
+  let options: CountingOptions
+  let resolved: ResolvedRanking
+  let geometry: BucketGeometry
+  let zone: ZoneOffsets?
+  let fixed: ClosedRange<Int64>?
+  /// Breakdown entries per bucket.
+  let width: Int
+  /// The lowest and highest UTC offset any sample can be bucketed with, ms.
+  let lowestOffsetMs: Int64
+  let highestOffsetMs: Int64
 }
 
 extension SampleLog {
   /// Counts the log as COUNTING.md defines: the policy, the priority merge,
-  /// and buckets under the time-zone rule.
+  /// and buckets under the time-zone rule, on up to as many threads as the
+  /// system has processors.
   ///
   /// - Parameter options: Policy, ranking, bucket unit, time-zone rule and range.
   /// - Returns: One ``Tally/Bucket`` per bucket in the range (empty ones
   ///   included), a row per source, and the invalid-sample report.
   public func tally(_ options: CountingOptions) -> Tally {
-    tally(options, samplesPerBin: MergeBin.targetSamples, inParallel: count >= Self.parallelTallyThreshold)
+    tally(options, threads: ProcessInfo.processInfo.activeProcessorCount)
   }
 
-  /// ``tally(_:)`` merging spans of about `samplesPerBin` samples at a time,
-  /// the raw pass beside the merge on another core or after it.
-  func tally(_ options: CountingOptions, samplesPerBin: Int, inParallel: Bool = false) -> Tally {
+  /// Counts the log as ``tally(_:)`` does, on at most `threads` threads.
+  ///
+  /// A large log is tallied in parts, each a run of consecutive spans of
+  /// time, whose sums are then added in order. How the log is cut depends
+  /// only on the log, never on `threads`, so the result is the same, to the
+  /// last bit, on any number of threads.
+  ///
+  /// - Parameters:
+  ///   - options: Policy, ranking, bucket unit, time-zone rule and range.
+  ///   - threads: How many threads may work on it (1: only the calling thread).
+  public func tally(_ options: CountingOptions, threads: Int) -> Tally {
+    tally(
+      options, samplesPerBin: MergeBin.targetSamples, parts: Self.tallyParts(forSamples: count),
+      threads: threads)
+  }
+
+  /// Into how many parts a log of `count` samples is cut: one per
+  /// ``partSamples``, at most ``maximumParts``.
+  static func tallyParts(forSamples count: Int) -> Int {
+    min(maximumParts, max(1, count / partSamples))
+  }
+
+  /// About how many samples make a part of a tally worth its own thread.
+  static let partSamples = 1 << 17
+
+  /// The most parts a tally is cut into.
+  static let maximumParts = 4
+
+  /// ``tally(_:threads:)`` merging spans of about `samplesPerBin` samples at
+  /// a time, in `parts` parts (fewer when there are fewer spans).
+  func tally(_ options: CountingOptions, samplesPerBin: Int, parts: Int, threads: Int) -> Tally {
+    tally(options, bins: store.mergeBins(targetSamples: samplesPerBin), parts: parts, threads: threads)
+  }
+
+  /// ``tally(_:threads:)`` over the given spans (tests place their edges
+  /// where they choose), in `parts` parts of as many consecutive spans each
+  /// as can be (fewer parts when there are fewer spans).
+  func tally(_ options: CountingOptions, bins: [MergeBin], parts: Int, threads: Int) -> Tally {
+    precondition(bins.first?.lower == .min && bins.last?.upper == .max, "bins must cover all time")
     let resolved = ResolvedRanking(log: self, ranking: options.ranking)
     let geometry = BucketGeometry(unit: options.unit)
     let fixed = fixedRange(options, geometry)
     let zone = zoneOffsets(options)
-    let width = options.includesSourceBreakdown ? 2 * resolved.sourceCount : 0
-    var sums = BucketSums(range: fixed.range, breakdownWidth: width)
-    var rows = sourceRows(resolved, policy: options.policy)
-    // The raw pass and the merge sum different fields, each in its own
-    // order, so they can run side by side into separate sums and be joined
-    // after: the result is the same as one after the other.
-    var merged = BucketSums(range: fixed.range, breakdownWidth: width)
-    var mergedRows = rows
-    var counted: [Double] = []
-    let raw = { (sums: inout BucketSums, rows: inout [Tally.SourceRow]) in
-      var splitter = BucketSplitter(geometry: geometry, zone: zone)
-      addRawSums(to: &sums, rows: &rows, splitter: &splitter)
+    // Offsets are whole minutes within ±2047 (`rejection`), or the zone's.
+    let bound = Int64(2047 * 60_000)
+    let plan = TallyPlan(
+      options: options, resolved: resolved, geometry: geometry, zone: zone, fixed: fixed.range,
+      width: options.includesSourceBreakdown ? 2 * resolved.sourceCount : 0,
+      lowestOffsetMs: zone.map { $0.offsets.min() ?? 0 } ?? -bound,
+      highestOffsetMs: zone.map { $0.offsets.max() ?? 0 } ?? bound)
+    let partCount = max(1, min(parts, bins.count))
+    let partBins = (0..<partCount).map { part in
+      bins[(part * bins.count / partCount)..<((part + 1) * bins.count / partCount)]
     }
-    let merge = { (sums: inout BucketSums, rows: inout [Tally.SourceRow], counted: inout [Double]) in
-      var splitter = BucketSplitter(geometry: geometry, zone: zone)
-      counted = addMergedSums(
-        to: &sums, rows: &rows, splitter: &splitter, resolved: resolved, options: options,
-        samplesPerBin: samplesPerBin)
-    }
-    if inParallel {
-      withUnsafeMutablePointer(to: &sums) { rawSums in
-        withUnsafeMutablePointer(to: &rows) { rawRows in
-          withUnsafeMutablePointer(to: &merged) { mergedSums in
-            withUnsafeMutablePointer(to: &mergedRows) { mergedRowsPointer in
-              withUnsafeMutablePointer(to: &counted) { countedPointer in
-                let jobs = UncheckedSendable {
-                  raw(&rawSums.pointee, &rawRows.pointee)
-                } second: {
-                  merge(&mergedSums.pointee, &mergedRowsPointer.pointee, &countedPointer.pointee)
-                }
-                DispatchQueue.concurrentPerform(iterations: 2) { job in jobs.run(job) }
-              }
-            }
-          }
+    var counted = options.recordsCountedValues ? [Double](repeating: 0, count: count) : []
+    let partials = counted.withUnsafeMutableBufferPointer { counted in
+      let shared = SharedBuffer(buffer: counted)
+      let workers = max(1, min(threads, partCount))
+      guard workers > 1 else {
+        return partBins.map { tallyPart($0, plan, counted: shared.buffer) }
+      }
+      let results = SharedBuffer(
+        buffer: UnsafeMutableBufferPointer<PartialTally?>.allocate(capacity: partCount))
+      results.buffer.initialize(repeating: nil)
+      defer {
+        results.buffer.deinitialize()
+        results.buffer.deallocate()
+      }
+      // Worker `w` takes a run of consecutive parts; the parts never share a sample.
+      DispatchQueue.concurrentPerform(iterations: workers) { worker in
+        for part in (worker * partCount / workers)..<((worker + 1) * partCount / workers) {
+          results.buffer[part] = tallyPart(partBins[part], plan, counted: shared.buffer)
         }
       }
-    } else {
-      raw(&sums, &rows)
-      merge(&merged, &mergedRows, &counted)
+      return results.buffer.map { $0! }
     }
-    sums.join(merged)
+    // The parts' sums, added in order of time.
+    let lower = partials.compactMap { $0.table.count > 0 ? $0.table.first : nil }.min()
+    let upper = partials.compactMap { $0.table.count > 0 ? $0.table.first + Int64($0.table.count) - 1 : nil }
+      .max()
+    let table: BucketTable
+    if partials.count == 1 {
+      table = partials[0].table
+    } else {
+      table = BucketTable(ordinals: lower.flatMap { lower in upper.map { lower...$0 } }, width: plan.width)
+      for partial in partials { table.add(partial.table) }
+    }
+    var rows = sourceRows(resolved, policy: options.policy)
     for source in rows.indices {
-      rows[source].countedSteps = mergedRows[source].countedSteps
-      rows[source].countedDistanceMeters = mergedRows[source].countedDistanceMeters
+      var sums = SourceSums()
+      for partial in partials { sums.add(partial.sources[source]) }
+      rows[source].stepSamples = sums.stepSamples
+      rows[source].distanceSamples = sums.distanceSamples
+      rows[source].rawSteps = sums.rawSteps
+      rows[source].manualSteps = sums.manualSteps
+      rows[source].rawDistanceMeters = sums.rawDistanceMeters
+      rows[source].countedSteps = sums.countedSteps
+      rows[source].countedDistanceMeters = sums.countedDistanceMeters
+      if sums.firstStart <= sums.lastEnd {
+        rows[source].firstStart = Date(epochMilliseconds: sums.firstStart)
+        rows[source].lastEnd = Date(epochMilliseconds: sums.lastEnd)
+      }
     }
     let buckets = assembleBuckets(
-      sums, fixed: fixed, geometry: geometry, zone: zone, sourceCount: resolved.sourceCount, options: options)
+      table, fixed: fixed, geometry: geometry, zone: zone, sourceCount: resolved.sourceCount, options: options
+    )
     return Tally(
       options: options, buckets: buckets, sources: resolved.steps.sourceOfRank.map { rows[$0] },
       invalid: invalid, countedValues: counted)
   }
-
-  /// From how many samples the raw pass and the merge run side by side.
-  static let parallelTallyThreshold = 1 << 16
 
   // MARK: - The steps of a tally
 
@@ -206,128 +354,160 @@ extension SampleLog {
     }
   }
 
-  /// The raw pass (COUNTING.md, Outputs: `raw_steps`, `manual_steps`): every
-  /// valid sample, typed-in included, no merge. It also touches the bucket of
-  /// every sample, so that the range is the same under every policy, and
-  /// gives each source its sample counts, raw sums and first and last dates.
-  private func addRawSums(
-    to sums: inout BucketSums, rows: inout [Tally.SourceRow], splitter: inout BucketSplitter
-  ) {
-    var firstStart = [Int64](repeating: .max, count: rows.count)
-    var lastEnd = [Int64](repeating: .min, count: rows.count)
-    store.decodeAll { _, p in
-      let source = Int(originSource[Int(p.origin)])
-      let kind = p.kind
-      var inRange = false
-      var rawShare = 0.0
-      splitter.split(
-        start: p.startMs, end: p.endMs, value: p.value,
-        recordedOffsetMs: Int64(p.offsetMinutes) * 60_000
-      ) { ordinal, share, offsetMs in
-        guard let slot = sums.slot(ordinal, offsetMs: offsetMs) else { return }
-        inRange = true
-        rawShare += share
-        if kind == .steps {
-          sums.slots[slot].raw += share
-          if p.isUserEntered { sums.slots[slot].manual += share }
-        }
-      }
-      guard inRange else { return }
-      if kind == .steps {
-        rows[source].stepSamples += 1
-        rows[source].rawSteps += rawShare
-        if p.isUserEntered { rows[source].manualSteps += rawShare }
-      } else {
-        rows[source].distanceSamples += 1
-        rows[source].rawDistanceMeters += rawShare
-      }
-      firstStart[source] = min(firstStart[source], p.startMs)
-      lastEnd[source] = max(lastEnd[source], p.endMs)
+  /// The ordinals the samples that `bins` own can touch, within the fixed
+  /// range; `nil` when there are none.
+  private func ordinals(of bins: ArraySlice<MergeBin>, _ plan: TallyPlan) -> ClosedRange<Int64>? {
+    guard let lowerBin = bins.first, let upperBin = bins.last, count > 0 else { return nil }
+    // The latest end of a sample starting before the part's end, judged by blocks.
+    var latestEnd = Int64.min
+    for block in 0..<store.blockCount {
+      let info = store.info(ofBlock: block)
+      if info.minStartMs < upperBin.upper { latestEnd = max(latestEnd, info.maxEndMs) }
     }
-    for source in rows.indices where firstStart[source] <= lastEnd[source] {
-      rows[source].firstStart = Date(epochMilliseconds: firstStart[source])
-      rows[source].lastEnd = Date(epochMilliseconds: lastEnd[source])
+    let earliestStart = max(lowerBin.lower, store.minStartMs)
+    guard latestEnd >= earliestStart else { return nil }
+    func ordinal(_ t: Int64, _ offset: Int64) -> Int64 {
+      let (local, overflow) = t.addingReportingOverflow(offset)
+      return plan.geometry.ordinal(ofLocal: overflow ? (offset < 0 ? .min : .max) : local)
     }
+    var first = ordinal(earliestStart, plan.lowestOffsetMs)
+    var last = ordinal(latestEnd, plan.highestOffsetMs)
+    if let fixed = plan.fixed {
+      first = max(first, fixed.lowerBound)
+      last = min(last, fixed.upperBound)
+    }
+    return first <= last ? first...last : nil
   }
 
-  /// Steps 1 to 3: the policy, the priority merge, and each merged piece
-  /// split across buckets (`steps`, `distance_m`, and what each source added).
+  /// Tallies the samples that `bins` own, into sums of their own.
   ///
-  /// - Returns: With ``CountingOptions/recordsCountedValues``, what each
-  ///   sample counted for; otherwise empty.
-  private func addMergedSums(
-    to sums: inout BucketSums, rows: inout [Tally.SourceRow], splitter: inout BucketSplitter,
-    resolved: ResolvedRanking, options: CountingOptions, samplesPerBin: Int
-  ) -> [Double] {
-    var counted = options.recordsCountedValues ? [Double](repeating: 0, count: count) : []
-    let breakdown = options.includesSourceBreakdown
+  /// One walk over the bins does both passes, each sample decoded once:
+  ///
+  /// - the raw pass (COUNTING.md, Outputs: `raw_steps`, `manual_steps`):
+  ///   every valid sample, typed-in included, no merge. It also touches the
+  ///   bucket of every sample, so that the range is the same under every
+  ///   policy, and gives each source its sample counts, raw sums and first
+  ///   and last dates;
+  /// - steps 1 to 3: the policy, the priority merge, and each merged piece
+  ///   split across buckets (`steps`, `distance_m`, and what each source
+  ///   added), and with ``CountingOptions/recordsCountedValues`` what each
+  ///   sample counted for, written to `counted` at the sample's index.
+  private func tallyPart(
+    _ bins: ArraySlice<MergeBin>, _ plan: TallyPlan, counted: UnsafeMutableBufferPointer<Double>
+  ) -> PartialTally {
+    let sourceCount = plan.resolved.sourceCount
+    let part = PartialTally(
+      table: BucketTable(ordinals: ordinals(of: bins, plan), width: plan.width), sourceCount: sourceCount)
+    // Plain pointers for the hot loops: a closure that captured the table
+    // itself would retain it once per sample.
+    let table = part.table.view
+    let rows = part.sources
+    var rawSplitter = BucketSplitter(geometry: plan.geometry, zone: plan.zone)
+    var mergeSplitter = BucketSplitter(geometry: plan.geometry, zone: plan.zone)
+    let breakdown = plan.width > 0
+    let width = plan.width
     // Breakdowns are in the order of Tally.sources: by step rank.
-    let position = resolved.steps.rankOfSource
-    // The same shape as the raw pass, on purpose: each pass sums different
-    // fields in its own hot loop, and sharing one closure would cost a branch
-    // per piece.
-    mergePieces(
-      policy: options.policy, resolved: resolved, bins: store.mergeBins(targetSamples: samplesPerBin)
-    ) { piece in
-      let kind = piece.kind
-      let source = piece.sourceIndex
-      var share = 0.0
-      splitter.split(
-        start: piece.startMs, end: piece.endMs, value: piece.value,
-        recordedOffsetMs: Int64(piece.utcOffsetSeconds) * 1000
-      ) { ordinal, part, offsetMs in
-        guard let slot = sums.slot(ordinal, offsetMs: offsetMs) else { return }
-        share += part
-        if kind == .steps {
-          sums.slots[slot].steps += part
-        } else {
-          sums.slots[slot].distance += part
-        }
-        if breakdown {
-          sums.slots[slot].bySource[2 * position[source] + Int(kind.rawValue)] += part
+    let position = plan.resolved.steps.rankOfSource
+    originSource.withUnsafeBufferPointer { originSource in
+      position.withUnsafeBufferPointer { position in
+        // The same shape in both passes, on purpose: each sums different
+        // fields in its own loop, and sharing one closure would cost a
+        // branch per piece.
+        mergePieces(
+          policy: plan.options.policy, resolved: plan.resolved, bins: bins,
+          owned: { index, p in
+            let source = Int(originSource[Int(p.origin)])
+            let isSteps = p.kind == .steps
+            var inRange = false
+            var rawShare = 0.0
+            rawSplitter.split(
+              start: p.startMs, end: p.endMs, value: p.value,
+              recordedOffsetMs: Int64(p.offsetMinutes) * 60_000
+            ) { ordinal, share, offsetMs in
+              guard let slot = table.slot(ordinal) else { return }
+              inRange = true
+              rawShare += share
+              table.touch(slot, offsetMs: offsetMs, index: index)
+              if isSteps {
+                table.raw[slot] += share
+                if p.isUserEntered { table.manual[slot] += share }
+              }
+            }
+            guard inRange else { return }
+            if isSteps {
+              rows[source].stepSamples += 1
+              rows[source].rawSteps += rawShare
+              if p.isUserEntered { rows[source].manualSteps += rawShare }
+            } else {
+              rows[source].distanceSamples += 1
+              rows[source].rawDistanceMeters += rawShare
+            }
+            rows[source].firstStart = min(rows[source].firstStart, p.startMs)
+            rows[source].lastEnd = max(rows[source].lastEnd, p.endMs)
+          }
+        ) { piece in
+          let isSteps = piece.kind == .steps
+          let source = piece.sourceIndex
+          let column = 2 * position[source] + Int(piece.kind.rawValue)
+          var share = 0.0
+          mergeSplitter.split(
+            start: piece.startMs, end: piece.endMs, value: piece.value,
+            recordedOffsetMs: Int64(piece.utcOffsetSeconds) * 1000
+          ) { ordinal, part, _ in
+            guard let slot = table.slot(ordinal) else { return }
+            share += part
+            if isSteps {
+              table.steps[slot] += part
+            } else {
+              table.distance[slot] += part
+            }
+            if breakdown { table.bySource[slot * width + column] += part }
+          }
+          if isSteps {
+            rows[source].countedSteps += share
+          } else {
+            rows[source].countedDistanceMeters += share
+          }
+          if !counted.isEmpty { counted[piece.sampleIndex] += share }
         }
       }
-      if kind == .steps {
-        rows[source].countedSteps += share
-      } else {
-        rows[source].countedDistanceMeters += share
-      }
-      if !counted.isEmpty { counted[piece.sampleIndex] += share }
     }
-    return counted
+    return part
   }
 
   /// The buckets in order, with the empty ones inside the range (COUNTING.md,
   /// Outputs), and for hours each hour's UTC offset.
   private func assembleBuckets(
-    _ sums: BucketSums, fixed: FixedRange, geometry: BucketGeometry, zone: ZoneOffsets?,
+    _ table: BucketTable, fixed: FixedRange, geometry: BucketGeometry, zone: ZoneOffsets?,
     sourceCount: Int, options: CountingOptions
   ) -> [Tally.Bucket] {
-    let touched = sums.ordinals.min().map { $0...(sums.ordinals.max() ?? $0) }
+    let touchedSlots = (0..<table.count).filter(table.isTouched)
+    let touched = touchedSlots.first.map {
+      (table.first + Int64($0))...(table.first + Int64(touchedSlots.last ?? $0))
+    }
     guard let first = fixed.first ?? touched?.lowerBound, let last = fixed.last ?? touched?.upperBound,
       first <= last
     else { return [] }
     let breakdown = options.includesSourceBreakdown
+    let width = table.width
     var buckets: [Tally.Bucket] = []
     buckets.reserveCapacity(Int(last - first + 1))
     // Empty hours take the offset of the nearest earlier hour with data, and
     // those before the first one take the first one's.
-    var carriedOffsetMs: Int64 =
-      sums.ordinals.min().flatMap { sums.slotOfOrdinal[$0] }.flatMap { sums.slots[$0].offsetMs } ?? 0
+    var carriedOffsetMs: Int64 = touchedSlots.first.map { table.offsetMs[$0] } ?? 0
     for ordinal in first...last {
       let (day, hour) = geometry.firstDay(of: ordinal)
       var bucket = Tally.Bucket(firstDay: day, hour: hour)
       var offsetMs: Int64? = nil
-      if let slot = sums.slotOfOrdinal[ordinal] {
-        let s = sums.slots[slot]
-        bucket.steps = s.steps
-        bucket.distanceMeters = s.distance
-        bucket.rawSteps = s.raw
-        bucket.manualSteps = s.manual
-        offsetMs = s.offsetMs
+      if let slot = table.slot(ordinal), table.isTouched(slot) {
+        bucket.steps = table.steps[slot]
+        bucket.distanceMeters = table.distance[slot]
+        bucket.rawSteps = table.raw[slot]
+        bucket.manualSteps = table.manual[slot]
+        offsetMs = table.offsetMs[slot]
         if breakdown {
-          bucket.stepsBySource = (0..<sourceCount).map { s.bySource[2 * $0] }
-          bucket.distanceMetersBySource = (0..<sourceCount).map { s.bySource[2 * $0 + 1] }
+          bucket.stepsBySource = (0..<sourceCount).map { table.bySource[slot * width + 2 * $0] }
+          bucket.distanceMetersBySource = (0..<sourceCount).map { table.bySource[slot * width + 2 * $0 + 1] }
         }
       } else if breakdown {
         bucket.stepsBySource = [Double](repeating: 0, count: sourceCount)

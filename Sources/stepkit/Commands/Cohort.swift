@@ -143,7 +143,7 @@ enum Cohort {
             progress: { report in
               progress.update(index, bytesRead: report.bytesRead, totalBytes: report.totalBytes)
             })
-          let tally = log.tally(options)
+          let tally = log.tally(options, threads: 1)
           return .counted(
             tally, log: keepsSamples ? log : nil, sampleCount: log.count,
             quirks: ExportLoading.quirkNote(info))

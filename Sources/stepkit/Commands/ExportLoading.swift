@@ -43,7 +43,7 @@ enum ExportLoading {
     log: SampleLog, tally: Tally
   ) {
     let (log, _) = try load(settings.export, threads: settings.jobs, quiet: settings.quiet, console: console)
-    let tally = log.tally(settings.counting)
+    let tally = log.tally(settings.counting, threads: settings.jobs)
     if !settings.quiet, let note = invalidNote(tally.invalid) { console.error(note) }
     return (log, tally)
   }
