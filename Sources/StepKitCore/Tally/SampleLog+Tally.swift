@@ -98,12 +98,12 @@ extension SampleLog {
     // after: the result is the same as one after the other.
     var merged = BucketSums(range: fixed.range, breakdownWidth: width)
     var mergedRows = rows
-    var counted: [Double] = []
+    var counted = CountedValues()
     let raw = { (sums: inout BucketSums, rows: inout [Tally.SourceRow]) in
       var splitter = BucketSplitter(geometry: geometry, zone: zone)
       addRawSums(to: &sums, rows: &rows, splitter: &splitter)
     }
-    let merge = { (sums: inout BucketSums, rows: inout [Tally.SourceRow], counted: inout [Double]) in
+    let merge = { (sums: inout BucketSums, rows: inout [Tally.SourceRow], counted: inout CountedValues) in
       var splitter = BucketSplitter(geometry: geometry, zone: zone)
       counted = addMergedSums(
         to: &sums, rows: &rows, splitter: &splitter, resolved: resolved, options: options,
@@ -258,8 +258,8 @@ extension SampleLog {
   private func addMergedSums(
     to sums: inout BucketSums, rows: inout [Tally.SourceRow], splitter: inout BucketSplitter,
     resolved: ResolvedRanking, options: CountingOptions, samplesPerBin: Int
-  ) -> [Double] {
-    var counted = options.recordsCountedValues ? [Double](repeating: 0, count: count) : []
+  ) -> CountedValues {
+    let counted = CountedPages(count: options.recordsCountedValues ? count : 0, storage: store.storage)
     let breakdown = options.includesSourceBreakdown
     // Breakdowns are in the order of Tally.sources: by step rank.
     let position = resolved.steps.rankOfSource
@@ -292,9 +292,9 @@ extension SampleLog {
       } else {
         rows[source].countedDistanceMeters += share
       }
-      if !counted.isEmpty { counted[piece.sampleIndex] += share }
+      if counted.count > 0 { counted.add(share, at: piece.sampleIndex) }
     }
-    return counted
+    return CountedValues(pages: counted)
   }
 
   /// The buckets in order, with the empty ones inside the range (COUNTING.md,
