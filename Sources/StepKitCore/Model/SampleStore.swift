@@ -212,8 +212,21 @@ struct SampleStore: Sendable {
     self.storage = storage
   }
 
+  /// Every block's record, the open one's included, without copying the table.
+  struct BlockTable: RandomAccessCollection, Sendable {
+    let sealed: [BlockInfo]
+    let open: BlockInfo
+    let count: Int
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+    @inline(__always)
+    subscript(block: Int) -> BlockInfo { block < sealed.count ? sealed[block] : open }
+  }
+
   /// Every block's record, the open one's included.
-  var blocks: [BlockInfo] { count == 0 ? [] : sealedBlocks + [open] }
+  var blocks: BlockTable {
+    BlockTable(sealed: sealedBlocks, open: open, count: count == 0 ? 0 : sealedBlocks.count + 1)
+  }
 
   /// How many blocks there are.
   var blockCount: Int { (count + Self.blockCapacity - 1) / Self.blockCapacity }
@@ -346,20 +359,18 @@ struct SampleStore: Sendable {
   /// else in the temporary file (in memory after all when that fails).
   private mutating func seal(_ chunk: ByteChunk) {
     if residentBytes + chunk.count > storage.memoryBudget, spillFailure == nil {
-      do throws(SampleStorageError) {
-        let file: SpillFile
-        if let existing = spillFile {
-          file = existing
-        } else {
-          file = try SpillFile(directory: storage.resolvedDirectory)
-          spillFile = file
-        }
-        let offset = try file.append(chunk.base, count: chunk.count)
+      let file: Result<SpillFile, SampleStorageError> =
+        spillFile.map { .success($0) }
+        ?? SpillFile.create(in: storage.resolvedDirectory)
+      switch file.flatMap({ file in file.append(chunk.base, count: chunk.count).map { (file, $0) } }) {
+      case .success(let (file, offset)):
+        spillFile = file
         fullChunks.append(SealedChunk(memory: nil, fileOffset: offset, count: chunk.count))
         spilledBytes += chunk.count
         return
-      } catch {
-        spillFailure = error
+      case .failure(let failure):
+        if case .success(let made) = file { spillFile = made }
+        spillFailure = failure
       }
     }
     fullChunks.append(SealedChunk(memory: chunk, fileOffset: -1, count: chunk.count))

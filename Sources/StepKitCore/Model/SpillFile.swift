@@ -137,11 +137,16 @@ final class SpillFile: @unchecked Sendable {
   private var failsWrites = false
   private var failsReads = false
 
+  private init(descriptor: Int32, directory: String) {
+    self.descriptor = descriptor
+    self.directory = directory
+  }
+
   /// Makes an anonymous file in `directory`.
   ///
-  /// - Throws: ``SampleStorageError`` (``SampleStorageError/Operation/create``).
-  init(directory: String) throws(SampleStorageError) {
-    self.directory = directory
+  /// - Returns: The file, or why it could not be made (``SampleStorageError/Operation/create``).
+  static func create(in directory: String) -> Result<SpillFile, SampleStorageError> {
+    // Results rather than typed throws: the iOS SDK's compiler stumbles on a concrete thrown type here.
     var fd: Int32 = -1
     #if os(Linux)
       // O_TMPFILE (`__O_TMPFILE | O_DIRECTORY`, not imported as a constant): a file with no name.
@@ -152,16 +157,18 @@ final class SpillFile: @unchecked Sendable {
       var template = Array((directory.hasSuffix("/") ? directory : directory + "/").utf8CString.dropLast())
       template += Array("stepkit-samples-XXXXXX".utf8CString)
       fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-      guard fd >= 0 else { throw SampleStorageError(operation: .create, directory: directory, code: errno) }
+      guard fd >= 0 else {
+        return .failure(SampleStorageError(operation: .create, directory: directory, code: errno))
+      }
       let removed = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
       guard removed == 0 else {
         let code = errno
         close(fd)
-        throw SampleStorageError(operation: .create, directory: directory, code: code)
+        return .failure(SampleStorageError(operation: .create, directory: directory, code: code))
       }
       _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     }
-    descriptor = fd
+    return .success(SpillFile(descriptor: fd, directory: directory))
   }
 
   deinit { close(descriptor) }
@@ -195,30 +202,30 @@ final class SpillFile: @unchecked Sendable {
 
   /// Writes `count` bytes from `base` at the end of the file.
   ///
-  /// - Returns: The offset they were written at.
-  /// - Throws: ``SampleStorageError`` (``SampleStorageError/Operation/write``).
-  func append(_ base: UnsafeRawPointer, count: Int) throws(SampleStorageError) -> Int64 {
+  /// - Returns: The offset they were written at, or why they were not (``SampleStorageError/Operation/write``).
+  func append(_ base: UnsafeRawPointer, count: Int) -> Result<Int64, SampleStorageError> {
     let offset = reserve(count)
-    try write(base, count: count, at: offset)
-    return offset
+    if let failure = write(base, count: count, at: offset) { return .failure(failure) }
+    return .success(offset)
   }
 
   /// Writes `count` bytes from `base` at `offset`.
   ///
-  /// - Throws: ``SampleStorageError`` (``SampleStorageError/Operation/write``).
-  func write(_ base: UnsafeRawPointer, count: Int, at offset: Int64) throws(SampleStorageError) {
+  /// - Returns: `nil`, or why they were not written (``SampleStorageError/Operation/write``).
+  func write(_ base: UnsafeRawPointer, count: Int, at offset: Int64) -> SampleStorageError? {
     if locked({ failsWrites }) {
-      throw SampleStorageError(operation: .write, directory: directory, code: ENOSPC)
+      return SampleStorageError(operation: .write, directory: directory, code: ENOSPC)
     }
     var done = 0
     while done < count {
       let written = pwrite(descriptor, base + done, count - done, off_t(offset + Int64(done)))
       if written < 0 && errno == EINTR { continue }
       guard written > 0 else {
-        throw SampleStorageError(operation: .write, directory: directory, code: written < 0 ? errno : ENOSPC)
+        return SampleStorageError(operation: .write, directory: directory, code: written < 0 ? errno : ENOSPC)
       }
       done += written
     }
+    return nil
   }
 
   /// Reads `count` bytes at `offset` into `base`, a buffer of `capacity` bytes.

@@ -158,26 +158,32 @@ final class CountedPages: @unchecked Sendable {
   private func evict() {
     let position = residentPages.indices.min { lastUse[residentPages[$0]] < lastUse[residentPages[$1]] }!
     let page = residentPages[position]
-    do throws(SampleStorageError) {
-      let spill: SpillFile
-      if let file {
-        spill = file
-      } else {
-        spill = try SpillFile(directory: storage.resolvedDirectory)
-        file = spill
-      }
+    let made: Result<SpillFile, SampleStorageError> =
+      file.map { .success($0) }
+      ?? SpillFile.create(in: storage.resolvedDirectory)
+    switch made {
+    case .failure(let failure):
+      keepInMemory(failure)
+    case .success(let spill):
+      file = spill
       let values = resident[page].unsafelyUnwrapped
       if fileOffset[page] < 0 { fileOffset[page] = spill.reserve(Self.pageBytes) }
-      try spill.write(values, count: Self.pageBytes, at: fileOffset[page])
+      if let failure = spill.write(values, count: Self.pageBytes, at: fileOffset[page]) {
+        keepInMemory(failure)
+        return
+      }
       values.deallocate()
       resident[page] = nil
       residentPages.swapAt(position, residentPages.count - 1)
       residentPages.removeLast()
       if lastPage == page { lastPage = -1 }
-    } catch {
-      writeFailure = writeFailure ?? error
-      residentLimit = .max
     }
+  }
+
+  /// Keeps every page in memory from now on, because of `failure`.
+  private func keepInMemory(_ failure: SampleStorageError) {
+    writeFailure = writeFailure ?? failure
+    residentLimit = .max
   }
 
   /// Page `page` to read: in memory, or read back into `buffer`.
