@@ -161,7 +161,7 @@ struct MergeWork {
 struct BinGatherer {
   /// Decodes the blocks, reading spilled ones back a stretch at a time.
   private let store: SampleStore.BlockReader
-  private let blocks: [SampleStore.BlockInfo]
+  private let blocks: SampleStore.BlockTable
   /// Block indices by earliest start.
   private let byStart: [Int32]
   private var nextByStart = 0
