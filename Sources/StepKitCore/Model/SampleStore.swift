@@ -518,22 +518,23 @@ struct SampleStore: Sendable {
     defer { buffer?.deallocate() }
     var loaded = -1
     for block in 0..<blockCount {
-      if let base = memoryBase(ofBlock: block) {
-        try decode(block: block, at: base, body)
-        continue
+      // One call of the decoder, so that it is inlined once into the caller's loop.
+      var base = memoryBase(ofBlock: block)
+      if base == nil {
+        let info = info(ofBlock: block)
+        let chunk = Int(info.chunk)
+        let bytes = buffer ?? .allocate(capacity: Self.largestChunk + Self.readSlack)
+        buffer = bytes
+        if loaded != chunk {
+          let sealed = fullChunks[chunk]
+          spillFile.unsafelyUnwrapped.read(
+            into: bytes, count: sealed.count, at: sealed.fileOffset,
+            capacity: Self.largestChunk + Self.readSlack)
+          loaded = chunk
+        }
+        base = UnsafePointer(bytes + Int(info.offset))
       }
-      let info = info(ofBlock: block)
-      let chunk = Int(info.chunk)
-      let bytes = buffer ?? .allocate(capacity: Self.largestChunk + Self.readSlack)
-      buffer = bytes
-      if loaded != chunk {
-        let sealed = fullChunks[chunk]
-        spillFile.unsafelyUnwrapped.read(
-          into: bytes, count: sealed.count, at: sealed.fileOffset,
-          capacity: Self.largestChunk + Self.readSlack)
-        loaded = chunk
-      }
-      try decode(block: block, at: UnsafePointer(bytes + Int(info.offset)), body)
+      try decode(block: block, at: base.unsafelyUnwrapped, body)
     }
   }
 
