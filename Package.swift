@@ -19,7 +19,8 @@ let package = Package(
       name: "ISAL", description: "Inflate export.zip with Intel ISA-L (Linux, libisal-dev) instead of zlib.")
   ],
   targets: [
-    // The counting engine: pure Swift, Foundation only, no I/O. COUNTING.md lives here.
+    // The counting engine: pure Swift, Foundation only; its one I/O is the anonymous temporary file
+    // that samples beyond the memory budget spill to. COUNTING.md lives here.
     .target(name: "StepKitCore"),
     .testTarget(name: "StepKitCoreTests", dependencies: ["StepKitCore"]),
 

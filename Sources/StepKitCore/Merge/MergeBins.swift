@@ -182,8 +182,9 @@ struct MergeWork {
 /// Finds, bin after bin in order of time, the samples each bin needs, decoding
 /// only the blocks whose range of time can hold one.
 struct BinGatherer {
-  private let store: SampleStore
-  private let blocks: [SampleStore.BlockInfo]
+  /// Decodes the blocks, reading spilled ones back a stretch at a time.
+  private let store: SampleStore.BlockReader
+  private let blocks: SampleStore.BlockTable
   /// Block indices by earliest start.
   private let byStart: [Int32]
   private var nextByStart = 0
@@ -192,7 +193,7 @@ struct BinGatherer {
   private var active: [Int32] = []
 
   init(store: SampleStore) {
-    self.store = store
+    self.store = SampleStore.BlockReader(store)
     let blocks = store.blocks
     self.blocks = blocks
     var byStart = (0..<Int32(blocks.count)).map { $0 }

@@ -42,6 +42,11 @@ public struct Origin: Hashable, Sendable {
 /// Reading in order (``forEachSample(_:)``) decodes each block once;
 /// ``sample(at:)`` decodes from the start of the sample's block.
 ///
+/// Memory stays flat however long the history: the encoded samples beyond a
+/// budget of a few megabytes (``SampleStorage``) go to an anonymous temporary
+/// file and are read back a stretch at a time whenever the log is read or
+/// counted. A log within the budget never creates a file.
+///
 /// ```swift
 /// var log = SampleLog()
 /// log.append(Sample(kind: .steps, start: a, end: b, value: 812, source: "Apple Watch"))
@@ -67,8 +72,18 @@ public struct SampleLog: Sendable {
   /// Samples that were not stored because they are invalid.
   public internal(set) var invalid = InvalidSampleReport()
 
-  /// An empty log.
+  /// An empty log, keeping samples as ``SampleStorage/standard`` says.
   public init() {}
+
+  /// An empty log, keeping samples as `storage` says.
+  ///
+  /// - Parameter storage: How many bytes of samples stay in memory, and where the rest go.
+  public init(storage: SampleStorage) {
+    store = SampleStore(storage: storage)
+  }
+
+  /// How the log keeps its samples.
+  public var storage: SampleStorage { store.storage }
 
   /// Creates a log holding `samples` (invalid ones are reported, not stored).
   public init<S: Sequence>(_ samples: S) where S.Element == Sample {
@@ -81,6 +96,19 @@ public struct SampleLog: Sendable {
   /// The bytes the stored samples take (their encoding and block records),
   /// for reports of memory use.
   public var storedSampleBytes: Int { store.storedBytes }
+
+  /// How many of the samples' bytes are in the temporary file rather than in
+  /// memory (0 while the log is within its ``storage`` budget).
+  public var spilledSampleBytes: Int { store.spilledBytes }
+
+  /// The first failure of the temporary file, or `nil`.
+  ///
+  /// A failure to make or write it (``SampleStorageError/Operation/create``,
+  /// ``SampleStorageError/Operation/write``) left the samples in memory: counts
+  /// stay right. A failure to read it back (``SampleStorageError/losesSamples``)
+  /// means counts and samples read since are wrong and must be discarded;
+  /// check after reading or counting a log that spilled.
+  public var storageFailure: SampleStorageError? { store.storageFailure }
 
   /// Reserves room for `capacity` samples (their block table; the samples
   /// themselves grow in chunks and never move).

@@ -77,6 +77,14 @@ struct TailPointer: @unchecked Sendable {
 /// is not 1. The encoder keeps that form only when it decodes to exactly the
 /// same bits, and the double's own bits otherwise, so every value comes back
 /// exactly.
+///
+/// Chunks are sealed as they fill. Once the sealed chunks kept in memory
+/// reach the budget of ``storage``, each chunk sealed after is written to an
+/// anonymous temporary file (``SpillFile``) and freed; readers then read a
+/// spilled chunk, or a stretch of it, back into a buffer of their own
+/// (``decodeAll(_:)`` one chunk at a time, a ``BlockReader`` the stretches
+/// around the blocks asked for), so that memory stays within the budget
+/// and what one reader holds however many samples there are.
 struct SampleStore: Sendable {
   /// Samples per block.
   static let blockCapacity = 128
@@ -150,8 +158,33 @@ struct SampleStore: Sendable {
     var scale: UInt8 = 0xFF
   }
 
+  /// A sealed chunk: in memory, or written to ``spillFile`` at an offset.
+  struct SealedChunk: Sendable {
+    /// The bytes, while they are in memory.
+    var memory: ByteChunk?
+    /// Where the bytes are in ``spillFile`` when they are not in memory.
+    var fileOffset: Int64
+    /// How many bytes were written.
+    var count: Int
+  }
+
+  /// Bytes a reader's buffer holds beyond what it reads, so that decoding a
+  /// block of zeros (what a failed read leaves) stays inside the buffer.
+  static let readSlack = maximumBlockBytes
+
+  /// How much stays in memory and where the rest goes.
+  let storage: SampleStorage
+  /// The file spilled chunks are in, from the first spill on.
+  private(set) var spillFile: SpillFile?
+  /// Why chunks could not be spilled; from then on they stay in memory.
+  private(set) var spillFailure: SampleStorageError?
+  /// Bytes of sealed chunks in memory.
+  private var residentBytes = 0
+  /// Bytes of sealed chunks in ``spillFile``.
+  private(set) var spilledBytes = 0
+
   /// Every chunk but the one being written, then ``tail``.
-  private var fullChunks: [ByteChunk] = []
+  private var fullChunks: [SealedChunk] = []
   /// The chunk being written.
   private var tail: ByteChunk?
   /// ``tail``'s bytes and how many are written, kept here so that an append
@@ -174,8 +207,26 @@ struct SampleStore: Sendable {
   /// The unit factor the last decimal used, tried first for the next one.
   private var factorHint: UInt8 = 0
 
+  /// An empty store keeping samples as `storage` says.
+  init(storage: SampleStorage = .standard) {
+    self.storage = storage
+  }
+
+  /// Every block's record, the open one's included, without copying the table.
+  struct BlockTable: RandomAccessCollection, Sendable {
+    let sealed: [BlockInfo]
+    let open: BlockInfo
+    let count: Int
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+    @inline(__always)
+    subscript(block: Int) -> BlockInfo { block < sealed.count ? sealed[block] : open }
+  }
+
   /// Every block's record, the open one's included.
-  var blocks: [BlockInfo] { count == 0 ? [] : sealedBlocks + [open] }
+  var blocks: BlockTable {
+    BlockTable(sealed: sealedBlocks, open: open, count: count == 0 ? 0 : sealedBlocks.count + 1)
+  }
 
   /// How many blocks there are.
   var blockCount: Int { (count + Self.blockCapacity - 1) / Self.blockCapacity }
@@ -186,17 +237,39 @@ struct SampleStore: Sendable {
     block < sealedBlocks.count ? sealedBlocks[block] : open
   }
 
-  /// The first byte of block `block`.
+  /// The first byte of block `block`, or `nil` when its chunk is spilled.
   @inline(__always)
-  func base(ofBlock block: Int) -> UnsafePointer<UInt8> {
+  func memoryBase(ofBlock block: Int) -> UnsafePointer<UInt8>? {
     let info = info(ofBlock: block)
-    let base = Int(info.chunk) < fullChunks.count ? fullChunks[Int(info.chunk)].base : tailBase
-    return UnsafePointer(base + Int(info.offset))
+    let chunk = Int(info.chunk)
+    guard chunk < fullChunks.count else { return UnsafePointer(tailBase + Int(info.offset)) }
+    return fullChunks[chunk].memory.map { UnsafePointer($0.base + Int(info.offset)) }
+  }
+
+  /// The chunk record of a spilled chunk.
+  @inline(__always)
+  func sealedChunk(_ chunk: Int) -> SealedChunk { fullChunks[chunk] }
+
+  /// How many bytes block `block` takes.
+  func byteCount(ofBlock block: Int) -> Int {
+    let info = info(ofBlock: block)
+    let next = block + 1
+    if next < blockCount, self.info(ofBlock: next).chunk == info.chunk {
+      return Int(self.info(ofBlock: next).offset - info.offset)
+    }
+    let end = Int(info.chunk) < fullChunks.count ? fullChunks[Int(info.chunk)].count : tailUsed
+    return end - Int(info.offset)
   }
 
   /// Bytes taken by encoded samples and block records (not counting unused chunk space).
   var storedBytes: Int {
     fullChunks.reduce(tailUsed) { $0 + $1.count } + blockCount * MemoryLayout<BlockInfo>.stride
+  }
+
+  /// The first failure of the temporary file: to be made or written (the
+  /// samples then stayed in memory), or to be read back.
+  var storageFailure: SampleStorageError? {
+    spillFile?.failure ?? spillFailure
   }
 
   /// Reserves room in the block table for `capacity` samples.
@@ -266,7 +339,7 @@ struct SampleStore: Sendable {
     if count > 0 { sealedBlocks.append(open) }
     if let current = tail, current.capacity - tailUsed < Self.maximumBlockBytes {
       current.count = tailUsed
-      fullChunks.append(current)
+      seal(current)
       let next = ByteChunk(capacity: min(current.capacity * 4, Self.largestChunk))
       tail = next
       tailBase = next.base
@@ -280,6 +353,28 @@ struct SampleStore: Sendable {
       chunk: UInt32(fullChunks.count), offset: UInt32(tailUsed),
       minStartMs: startMs, maxStartMs: startMs, maxEndMs: Int64.min)
     context = Context()
+  }
+
+  /// Keeps `chunk` among the sealed ones: in memory within the budget,
+  /// else in the temporary file (in memory after all when that fails).
+  private mutating func seal(_ chunk: ByteChunk) {
+    if residentBytes + chunk.count > storage.memoryBudget, spillFailure == nil {
+      let file: Result<SpillFile, SampleStorageError> =
+        spillFile.map { .success($0) }
+        ?? SpillFile.create(in: storage.resolvedDirectory)
+      switch file.flatMap({ file in file.append(chunk.base, count: chunk.count).map { (file, $0) } }) {
+      case .success(let (file, offset)):
+        spillFile = file
+        fullChunks.append(SealedChunk(memory: nil, fileOffset: offset, count: chunk.count))
+        spilledBytes += chunk.count
+        return
+      case .failure(let failure):
+        if case .success(let made) = file { spillFile = made }
+        spillFailure = failure
+      }
+    }
+    fullChunks.append(SealedChunk(memory: chunk, fileOffset: -1, count: chunk.count))
+    residentBytes += chunk.count
   }
 
   /// Writes `value` in its shortest exact form and returns the form (header bits 5–6).
@@ -401,11 +496,13 @@ struct SampleStore: Sendable {
     min(Self.blockCapacity, count - block * Self.blockCapacity)
   }
 
-  /// Decodes block `block` in order, handing each sample and its index to `body`.
+  /// Decodes block `block`, whose first byte is at `base`, in order,
+  /// handing each sample and its index to `body`.
   @inline(__always)
-  func decode<Failure: Error>(block: Int, _ body: (Int, StoredSample) throws(Failure) -> Void) throws(Failure)
-  {
-    var cursor = base(ofBlock: block)
+  func decode<Failure: Error>(
+    block: Int, at base: UnsafePointer<UInt8>, _ body: (Int, StoredSample) throws(Failure) -> Void
+  ) throws(Failure) {
+    var cursor = base
     var context = Context()
     let first = block * Self.blockCapacity
     for index in first..<(first + count(ofBlock: block)) {
@@ -413,17 +510,53 @@ struct SampleStore: Sendable {
     }
   }
 
-  /// Decodes every sample in order.
+  /// Decodes every sample in order, reading each spilled chunk back whole
+  /// into one buffer.
   @inline(__always)
   func decodeAll<Failure: Error>(_ body: (Int, StoredSample) throws(Failure) -> Void) throws(Failure) {
-    for block in 0..<blockCount { try decode(block: block, body) }
+    var buffer: UnsafeMutablePointer<UInt8>?
+    defer { buffer?.deallocate() }
+    var loaded = -1
+    for block in 0..<blockCount {
+      // One call of the decoder, so that it is inlined once into the caller's loop.
+      var base = memoryBase(ofBlock: block)
+      if base == nil {
+        let info = info(ofBlock: block)
+        let chunk = Int(info.chunk)
+        let bytes = buffer ?? .allocate(capacity: Self.largestChunk + Self.readSlack)
+        buffer = bytes
+        if loaded != chunk {
+          let sealed = fullChunks[chunk]
+          spillFile.unsafelyUnwrapped.read(
+            into: bytes, count: sealed.count, at: sealed.fileOffset,
+            capacity: Self.largestChunk + Self.readSlack)
+          loaded = chunk
+        }
+        base = UnsafePointer(bytes + Int(info.offset))
+      }
+      try decode(block: block, at: base.unsafelyUnwrapped, body)
+    }
   }
 
   /// The sample at `index`.
   func sample(at index: Int) -> StoredSample {
     precondition(index >= 0 && index < count, "sample index \(index) out of range 0..<\(count)")
     let block = index / Self.blockCapacity
-    var cursor = base(ofBlock: block)
+    var buffer: UnsafeMutablePointer<UInt8>?
+    defer { buffer?.deallocate() }
+    var cursor: UnsafePointer<UInt8>
+    if let base = memoryBase(ofBlock: block) {
+      cursor = base
+    } else {
+      let info = info(ofBlock: block)
+      let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.maximumBlockBytes + Self.readSlack)
+      buffer = bytes
+      spillFile.unsafelyUnwrapped.read(
+        into: bytes, count: byteCount(ofBlock: block),
+        at: fullChunks[Int(info.chunk)].fileOffset + Int64(info.offset),
+        capacity: Self.maximumBlockBytes + Self.readSlack)
+      cursor = UnsafePointer(bytes)
+    }
     var context = Context()
     var sample = Self.decode(&cursor, &context)
     for _ in 0..<(index - block * Self.blockCapacity) { sample = Self.decode(&cursor, &context) }

@@ -13,7 +13,8 @@ public struct CountingOptions: Sendable, Hashable {
   /// The last local day to report (inclusive); `nil`: the last bucket with data.
   public var to: LocalDate?
   /// Whether to record, for each stored sample, what it counted for after the
-  /// merge (``Tally/countedValues``). Costs 8 bytes per sample.
+  /// merge (``Tally/countedValues``). Costs 8 bytes per sample, in memory up to the
+  /// log's memory budget and in a temporary file beyond it.
   public var recordsCountedValues: Bool
   /// Whether each bucket carries what every source contributed after the
   /// merge (``Tally/Bucket/stepsBySource``).

@@ -236,12 +236,14 @@ extension SampleLog {
     let partBins = (0..<partCount).map { part in
       bins[(part * bins.count / partCount)..<((part + 1) * bins.count / partCount)]
     }
-    var counted = options.recordsCountedValues ? [Double](repeating: 0, count: count) : []
-    let partials = counted.withUnsafeMutableBufferPointer { counted in
-      let shared = SharedBuffer(buffer: counted)
-      let workers = max(1, min(threads, partCount))
+    // What each sample counted for, paged through the log's temporary file
+    // beyond its memory budget; filled by one thread (the pages are not shared).
+    let counted =
+      options.recordsCountedValues ? CountedPages(count: count, storage: store.storage) : nil
+    let partials = { () -> [PartialTally] in
+      let workers = counted == nil ? max(1, min(threads, partCount)) : 1
       guard workers > 1 else {
-        return partBins.map { tallyPart($0, plan, counted: shared.buffer) }
+        return partBins.map { tallyPart($0, plan, counted: counted) }
       }
       let results = SharedBuffer(
         buffer: UnsafeMutableBufferPointer<PartialTally?>.allocate(capacity: partCount))
@@ -253,11 +255,11 @@ extension SampleLog {
       // Worker `w` takes a run of consecutive parts; the parts never share a sample.
       DispatchQueue.concurrentPerform(iterations: workers) { worker in
         for part in (worker * partCount / workers)..<((worker + 1) * partCount / workers) {
-          results.buffer[part] = tallyPart(partBins[part], plan, counted: shared.buffer)
+          results.buffer[part] = tallyPart(partBins[part], plan, counted: nil)
         }
       }
       return results.buffer.map { $0! }
-    }
+    }()
     // The parts' sums, added in order of time.
     let lower = partials.compactMap { $0.table.count > 0 ? $0.table.first : nil }.min()
     let upper = partials.compactMap { $0.table.count > 0 ? $0.table.first + Int64($0.table.count) - 1 : nil }
@@ -290,7 +292,7 @@ extension SampleLog {
     )
     return Tally(
       options: options, buckets: buckets, sources: resolved.steps.sourceOfRank.map { rows[$0] },
-      invalid: invalid, countedValues: counted)
+      invalid: invalid, countedValues: counted.map(CountedValues.init(pages:)) ?? CountedValues())
   }
 
   // MARK: - The steps of a tally
@@ -391,10 +393,10 @@ extension SampleLog {
   /// - steps 1 to 3: the policy, the priority merge, and each merged piece
   ///   split across buckets (`steps`, `distance_m`, and what each source
   ///   added), and with ``CountingOptions/recordsCountedValues`` what each
-  ///   sample counted for, written to `counted` at the sample's index.
-  private func tallyPart(
-    _ bins: ArraySlice<MergeBin>, _ plan: TallyPlan, counted: UnsafeMutableBufferPointer<Double>
-  ) -> PartialTally {
+  ///   sample counted for, added to `counted` at the sample's index.
+  private func tallyPart(_ bins: ArraySlice<MergeBin>, _ plan: TallyPlan, counted: CountedPages?)
+    -> PartialTally
+  {
     let sourceCount = plan.resolved.sourceCount
     let part = PartialTally(
       table: BucketTable(ordinals: ordinals(of: bins, plan), width: plan.width), sourceCount: sourceCount)
@@ -468,7 +470,7 @@ extension SampleLog {
           } else {
             rows[source].countedDistanceMeters += share
           }
-          if !counted.isEmpty { counted[piece.sampleIndex] += share }
+          counted?.add(share, at: piece.sampleIndex)
         }
       }
     }

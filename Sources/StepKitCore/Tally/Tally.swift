@@ -115,8 +115,9 @@ public struct Tally: Sendable {
   public var invalid: InvalidSampleReport
   /// With ``CountingOptions/recordsCountedValues``: for each sample of the log
   /// (by index), what it counted for after the merge, over all buckets
-  /// (steps, or metres); otherwise empty.
-  public var countedValues: [Double]
+  /// (steps, or metres); otherwise empty. Beyond the log's memory budget,
+  /// most of them are kept in a temporary file (``CountedValues``).
+  public var countedValues: CountedValues
 
   /// The sum of every bucket.
   public var total: Bucket {

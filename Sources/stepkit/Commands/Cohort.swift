@@ -144,6 +144,7 @@ enum Cohort {
               progress.update(index, bytesRead: report.bytesRead, totalBytes: report.totalBytes)
             })
           let tally = log.tally(options, threads: 1)
+          try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: nil)
           return .counted(
             tally, log: keepsSamples ? log : nil, sampleCount: log.count,
             quirks: ExportLoading.quirkNote(info))

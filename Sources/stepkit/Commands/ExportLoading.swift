@@ -44,8 +44,29 @@ enum ExportLoading {
   ) {
     let (log, _) = try load(settings.export, threads: settings.jobs, quiet: settings.quiet, console: console)
     let tally = log.tally(settings.counting, threads: settings.jobs)
+    try checkStorage(log, tally.countedValues, quiet: settings.quiet, console: console)
     if !settings.quiet, let note = invalidNote(tally.invalid) { console.error(note) }
     return (log, tally)
+  }
+
+  /// Fails when samples kept in the temporary file could not be read back
+  /// (the counts would be wrong); notes, unless `quiet`, when they could not
+  /// be written there and stayed in memory.
+  ///
+  /// - Parameters:
+  ///   - log: The log read or counted.
+  ///   - counted: The tally's counted values, when they were recorded.
+  ///   - quiet: No note.
+  ///   - console: Where the note goes; `nil` for none.
+  /// - Throws: ``CommandError/output(_:)``.
+  static func checkStorage(
+    _ log: SampleLog, _ counted: CountedValues? = nil, quiet: Bool, console: Console?
+  ) throws(CommandError) {
+    let language = console?.language ?? .english
+    for failure in [log.storageFailure, counted?.storageFailure].compactMap({ $0 }) {
+      if failure.losesSamples { throw .output(failure.message(in: language)) }
+      if !quiet { console?.error("stepkit: \(failure.message(in: language))\n") }
+    }
   }
 
   /// Reads `argument`'s export on up to `threads` threads, reporting progress to `progress`.

@@ -54,9 +54,15 @@ struct SQLiteCommand: Subcommand {
     let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
     guard !isCohort else { return try runCohort(members, console: console) }
     let (log, tally) = try ExportLoading.count(settings, console: console)
+    let writer = try CommandError.writing { () throws(OutputFileError) in
+      try SQLiteWriter(replacing: databasePath)
+    }
     try CommandError.writing { () throws(OutputFileError) in
-      let writer = try SQLiteWriter(replacing: databasePath)
       try writer.write(tally, log: log)
+    }
+    // The samples and counted values were read again: never commit rows read wrong.
+    try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: console)
+    try CommandError.writing { () throws(OutputFileError) in
       try writer.commit()
     }
     if !settings.quiet {
@@ -86,6 +92,10 @@ struct SQLiteCommand: Subcommand {
         case .failed(let message):
           try writer.recordExport(id: member.id, file: member.path, samples: 0, invalid: 0, error: message)
         }
+      }
+      // The samples and counted values were read again: never commit rows read wrong.
+      if case .counted(let tally, let log?, _, _) = outcome {
+        try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: nil)
       }
     }
     try CommandError.writing { () throws(OutputFileError) in try writer.commit() }

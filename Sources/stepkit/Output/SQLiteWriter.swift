@@ -200,8 +200,10 @@ final class SQLiteWriter {
     let origins = log.origins
     // The same day rule as the days table, --time-zone included.
     var days = LocalDayFinder(rule: tally.options.timeZone)
-    // In order, so that each block of the log is decoded once.
-    try log.forEachEntry { (index, sample) throws(OutputFileError) in
+    // In order, so that each block of the log and each page of the counted
+    // values is read once.
+    var counted = tally.countedValues.makeIterator()
+    try log.forEachEntry { (_, sample) throws(OutputFileError) in
       let origin = origins[Int(sample.origin.rawValue)]
       let startMs = sample.startMs
       sqlite3_bind_int64(sampleInsert, 1, nextSampleID)
@@ -217,8 +219,7 @@ final class SQLiteWriter {
       bind(sampleInsert, first + 8, origin.source)
       bind(sampleInsert, first + 9, origin.device?.model)
       sqlite3_bind_int64(sampleInsert, first + 10, sample.isUserEntered ? 1 : 0)
-      sqlite3_bind_double(
-        sampleInsert, first + 11, index < tally.countedValues.count ? tally.countedValues[index] : 0)
+      sqlite3_bind_double(sampleInsert, first + 11, counted.next() ?? 0)
       try step(sampleInsert)
     }
   }
