@@ -70,25 +70,30 @@ if [ -f /usr/include/isa-l/igzip_lib.h ] || [ -f /usr/include/isa-l.h ]; then
 fi
 cc -O2 -o "$work/inflate" "$peers/inflate.c" -lz
 
-# measure OUTPUT_FILE COMMAND...: runs COMMAND under GNU time. Sets seconds, rss_kib, output.
+# measure OUTPUT_FILE COMMAND...: runs COMMAND under GNU time (for the peak RSS), timing the wall
+# clock to the nanosecond around it (GNU time's own reads in hundredths). Sets seconds, rss_kib, output.
 measure() {
   local out="$1"; shift
+  local start end
+  start=$(date +%s%N)
   /usr/bin/time -v -o "$work/time.txt" "$@" > "$out"
-  seconds=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$work/time.txt")
+  end=$(date +%s%N)
+  seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
   rss_kib=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time.txt")
   output="$(cat "$out")"
 }
-# best OUTPUT_FILE COMMAND...: the fastest of $runs runs (its RSS and output).
-best() {
+# median OUTPUT_FILE COMMAND...: the median wall time of $runs runs, the largest peak RSS of them,
+# and the last run's output.
+median() {
   local out="$1"; shift
-  local best_s="" best_rss="" best_out=""
+  local times=() peak=0
   for _ in $(seq "$runs"); do
     measure "$out" "$@"
-    if [ -z "$best_s" ] || awk -v a="$seconds" -v b="$best_s" 'BEGIN { exit !(a < b) }'; then
-      best_s="$seconds"; best_rss="$rss_kib"; best_out="$output"
-    fi
+    times+=("$seconds")
+    [ "$rss_kib" -gt "$peak" ] && peak="$rss_kib"
   done
-  seconds="$best_s"; rss_kib="$best_rss"; output="$best_out"
+  seconds=$(printf '%s\n' "${times[@]}" | sort -g | awk '{ t[NR] = $1 } END { print (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2 }')
+  rss_kib="$peak"
 }
 field() { echo "$output" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }
 # The raw steps of `stepkit steps --format csv` output: the raw_steps column summed.
@@ -105,7 +110,7 @@ row() {
   else
     rps="–"
   fi
-  rows+=("| $1 | $2 | $(printf %.2f "$3") | $mbps | $rps | $(mib "$6") | $7 |")
+  rows+=("| $1 | $2 | $(printf %.3f "$3") | $mbps | $rps | $(mib "$6") | $7 |")
   echo "${rows[-1]}" >&2
 }
 
@@ -125,23 +130,23 @@ for shape in $shapes; do
   measure "$work/check.txt" "$bin/reader-benchmark" --check "$xml"
   records=$(field records); samples=$(field samples); steps=$(field raw_steps)
 
-  best "$work/steps.csv" "$bin/stepkit" steps "$xml" --format csv --quiet
+  median "$work/steps.csv" "$bin/stepkit" steps "$xml" --format csv --quiet
   row "**StepKit** \`stepkit steps\`" "export.xml" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
   ours_xml="$seconds"; ours_xml_rss="$rss_kib"
-  best "$work/steps.csv" ${one_core[@]+"${one_core[@]}"} "$bin/stepkit" steps "$xml" --format csv --quiet --jobs 1
+  median "$work/steps.csv" ${one_core[@]+"${one_core[@]}"} "$bin/stepkit" steps "$xml" --format csv --quiet --jobs 1
   row "**StepKit** \`stepkit steps --jobs 1\` (one core${one_core[*]:+, \`${one_core[*]}\`})" "export.xml" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
   ours_xml_one="$seconds"
-  best "$work/steps.csv" "$bin/stepkit" steps "$zip" --format csv --quiet
+  median "$work/steps.csv" "$bin/stepkit" steps "$zip" --format csv --quiet
   row "**StepKit** \`stepkit steps\`" "export.zip" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
   ours_zip="$seconds"; ours_zip_rss="$rss_kib"
   ours_isal=""
   if [ -n "$isal_bin" ]; then
-    best "$work/steps.csv" "$isal_bin/stepkit" steps "$zip" --format csv --quiet
+    median "$work/steps.csv" "$isal_bin/stepkit" steps "$zip" --format csv --quiet
     row "**StepKit** \`stepkit steps\`, ISA-L build (\`--traits ISAL\`)" "export.zip" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
     ours_isal="$seconds"
   fi
 
-  best "$work/inflate.txt" "$work/inflate" "$zip" $(python3 "$peers/entry_offset.py" "$zip")
+  median "$work/inflate.txt" "$work/inflate" "$zip" $(python3 "$peers/entry_offset.py" "$zip")
   row "bare zlib inflate of the entry (C, 4 MiB buffer)" "export.zip" "$seconds" "$xml_bytes" "" "$rss_kib" "$(field inflated_bytes) bytes"
   inflate_s="$seconds"
   measure /dev/null unzip -p "$zip" "*.xml" -x "*export_cda.xml"
@@ -219,8 +224,8 @@ fi
 {
   echo "# Export reader benchmark"
   echo
-  echo "Warm page cache, $(nproc) cores, $(date -u +%Y-%m-%d). Wall time of the whole process: StepKit the"
-  echo "best of $runs runs, the others one run. MB/s = XML bytes / s (10^6 bytes)."
+  echo "Warm page cache, $(nproc) cores, $(date -u +%Y-%m-%d). Wall time of the whole process: StepKit and the"
+  echo "bare inflate loop the median of $runs runs, the others one run. MB/s = XML bytes / s (10^6 bytes)."
   echo
   cat "${summary[@]}" ${rss_table:+"$rss_table"}
   echo "Reproduce: \`Benchmarks/run-benchmarks.sh --bytes $bytes${rss_sizes:+ --rss-bytes \"$rss_sizes\"}\`."
