@@ -32,6 +32,30 @@ extension RandomAccessByteSource {
     RangeChunkSource(self, from: start, to: end)
   }
 
+  /// Fills `buffer` with the bytes from `offset` on, never past `end` (the
+  /// end of the source when `nil`), and moves `offset` past them: what a
+  /// range read front to back copies each time it is asked for bytes.
+  ///
+  /// - Returns: How many bytes were copied; fewer than asked only at the end.
+  func read(from offset: inout Int64, to end: Int64?, into buffer: UnsafeMutableRawBufferPointer) throws
+    -> Int
+  {
+    guard let base = buffer.baseAddress else { return 0 }
+    var filled = 0
+    while filled < buffer.count {
+      var wanted = buffer.count - filled
+      if let end {
+        guard offset < end else { break }
+        wanted = Int(min(Int64(wanted), end - offset))
+      }
+      let got = try read(at: offset, into: UnsafeMutableRawBufferPointer(start: base + filled, count: wanted))
+      if got == 0 { break }
+      filled += got
+      offset += Int64(got)
+    }
+    return filled
+  }
+
   /// Reads exactly `count` bytes at `offset`.
   ///
   /// - Throws: ``HealthExportError/corruptZip(path:detail:byteOffset:)`` when

@@ -27,20 +27,6 @@ final class RangeChunkSource: ByteRangeSource {
   var expectedByteCount: Int64? { (end ?? file.byteCount) - start }
 
   func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-    guard let base = buffer.baseAddress else { return 0 }
-    var filled = 0
-    while filled < buffer.count {
-      var wanted = buffer.count - filled
-      if let end {
-        guard offset < end else { break }
-        wanted = Int(min(Int64(wanted), end - offset))
-      }
-      let got = try file.read(
-        at: offset, into: UnsafeMutableRawBufferPointer(start: base + filled, count: wanted))
-      if got == 0 { break }
-      filled += got
-      offset += Int64(got)
-    }
-    return filled
+    try file.read(from: &offset, to: end, into: buffer)
   }
 }
