@@ -8,6 +8,63 @@ import Foundation
 final class BucketTable: @unchecked Sendable {
   // Safe to share: one thread fills a table, and it is read only after that
   // thread has finished.
+  /// The table's storage, for loops that must not touch reference counts;
+  /// the table owns it and frees it.
+  let view: BucketTableView
+
+  /// The ordinal of slot 0.
+  var first: Int64 { view.first }
+  /// How many slots.
+  var count: Int { view.count }
+  /// Breakdown entries per slot: `2 * sources` with the breakdown, else 0.
+  var width: Int { view.width }
+
+  /// A table for `ordinals` (none when `nil`), every sum zero, no bucket touched.
+  init(ordinals: ClosedRange<Int64>?, width: Int) {
+    let count = ordinals.map { Int($0.upperBound - $0.lowerBound) + 1 } ?? 0
+    func zeros<T>(_ count: Int, _ value: T) -> UnsafeMutablePointer<T> {
+      let pointer = UnsafeMutablePointer<T>.allocate(capacity: count)
+      pointer.initialize(repeating: value, count: count)
+      return pointer
+    }
+    view = BucketTableView(
+      first: ordinals?.lowerBound ?? 0, count: count, width: width, steps: zeros(count, 0.0),
+      distance: zeros(count, 0.0), raw: zeros(count, 0.0), manual: zeros(count, 0.0),
+      bySource: zeros(count * width, 0.0), offsetMs: zeros(count, Int64(0)),
+      offsetIndex: zeros(count, Int.max))
+  }
+
+  deinit {
+    for pointer in [view.steps, view.distance, view.raw, view.manual, view.bySource] { pointer.deallocate() }
+    view.offsetMs.deallocate()
+    view.offsetIndex.deallocate()
+  }
+
+  /// The slot of `ordinal`, or `nil` when the table does not hold it.
+  func slot(_ ordinal: Int64) -> Int? { view.slot(ordinal) }
+
+  /// Whether any sample touched `slot`.
+  func isTouched(_ slot: Int) -> Bool { view.offsetIndex[slot] != Int.max }
+
+  /// Adds `other`'s sums to these, bucket by bucket, and takes its offsets
+  /// where its sample comes first; `other`'s ordinals must lie inside these.
+  func add(_ other: BucketTable) {
+    let into = view
+    let from = other.view
+    for slot in 0..<from.count {
+      let to = Int(from.first - into.first) + slot
+      into.steps[to] += from.steps[slot]
+      into.distance[to] += from.distance[slot]
+      into.raw[to] += from.raw[slot]
+      into.manual[to] += from.manual[slot]
+      for entry in 0..<width { into.bySource[to * width + entry] += from.bySource[slot * width + entry] }
+      into.touch(to, offsetMs: from.offsetMs[slot], index: from.offsetIndex[slot])
+    }
+  }
+}
+
+/// A ``BucketTable``'s storage, valid while the table lives.
+struct BucketTableView {
   /// The ordinal of slot 0.
   let first: Int64
   /// How many slots.
@@ -25,71 +82,6 @@ final class BucketTable: @unchecked Sendable {
   let offsetMs: UnsafeMutablePointer<Int64>
   /// The index of the sample that gave ``offsetMs``; `Int.max` when no
   /// sample touched the bucket.
-  let offsetIndex: UnsafeMutablePointer<Int>
-
-  /// A table for `ordinals` (none when `nil`), every sum zero, no bucket touched.
-  init(ordinals: ClosedRange<Int64>?, width: Int) {
-    first = ordinals?.lowerBound ?? 0
-    count = ordinals.map { Int($0.upperBound - $0.lowerBound) + 1 } ?? 0
-    self.width = width
-    func zeros<T>(_ count: Int, _ value: T) -> UnsafeMutablePointer<T> {
-      let pointer = UnsafeMutablePointer<T>.allocate(capacity: count)
-      pointer.initialize(repeating: value, count: count)
-      return pointer
-    }
-    steps = zeros(count, 0.0)
-    distance = zeros(count, 0.0)
-    raw = zeros(count, 0.0)
-    manual = zeros(count, 0.0)
-    bySource = zeros(count * width, 0.0)
-    offsetMs = zeros(count, Int64(0))
-    offsetIndex = zeros(count, Int.max)
-  }
-
-  deinit {
-    for pointer in [steps, distance, raw, manual, bySource] { pointer.deallocate() }
-    offsetMs.deallocate()
-    offsetIndex.deallocate()
-  }
-
-  /// The slot of `ordinal`, or `nil` when the table does not hold it.
-  func slot(_ ordinal: Int64) -> Int? { view.slot(ordinal) }
-
-  /// Whether any sample touched `slot`.
-  func isTouched(_ slot: Int) -> Bool { offsetIndex[slot] != Int.max }
-
-  /// The table's storage, for loops that must not touch reference counts.
-  var view: BucketTableView {
-    BucketTableView(
-      first: first, count: count, steps: steps, distance: distance, raw: raw, manual: manual,
-      bySource: bySource, offsetMs: offsetMs, offsetIndex: offsetIndex)
-  }
-
-  /// Adds `other`'s sums to these, bucket by bucket, and takes its offsets
-  /// where its sample comes first; `other`'s ordinals must lie inside these.
-  func add(_ other: BucketTable) {
-    for from in 0..<other.count {
-      let to = Int(other.first - first) + from
-      steps[to] += other.steps[from]
-      distance[to] += other.distance[from]
-      raw[to] += other.raw[from]
-      manual[to] += other.manual[from]
-      for entry in 0..<width { bySource[to * width + entry] += other.bySource[from * width + entry] }
-      view.touch(to, offsetMs: other.offsetMs[from], index: other.offsetIndex[from])
-    }
-  }
-}
-
-/// A ``BucketTable``'s storage, valid while the table lives.
-struct BucketTableView {
-  let first: Int64
-  let count: Int
-  let steps: UnsafeMutablePointer<Double>
-  let distance: UnsafeMutablePointer<Double>
-  let raw: UnsafeMutablePointer<Double>
-  let manual: UnsafeMutablePointer<Double>
-  let bySource: UnsafeMutablePointer<Double>
-  let offsetMs: UnsafeMutablePointer<Int64>
   let offsetIndex: UnsafeMutablePointer<Int>
 
   /// The slot of `ordinal`, or `nil` when the table does not hold it (it
@@ -492,24 +484,25 @@ extension SampleLog {
     else { return [] }
     let breakdown = options.includesSourceBreakdown
     let width = table.width
+    let sums = table.view
     var buckets: [Tally.Bucket] = []
     buckets.reserveCapacity(Int(last - first + 1))
     // Empty hours take the offset of the nearest earlier hour with data, and
     // those before the first one take the first one's.
-    var carriedOffsetMs: Int64 = touchedSlots.first.map { table.offsetMs[$0] } ?? 0
+    var carriedOffsetMs: Int64 = touchedSlots.first.map { sums.offsetMs[$0] } ?? 0
     for ordinal in first...last {
       let (day, hour) = geometry.firstDay(of: ordinal)
       var bucket = Tally.Bucket(firstDay: day, hour: hour)
       var offsetMs: Int64? = nil
       if let slot = table.slot(ordinal), table.isTouched(slot) {
-        bucket.steps = table.steps[slot]
-        bucket.distanceMeters = table.distance[slot]
-        bucket.rawSteps = table.raw[slot]
-        bucket.manualSteps = table.manual[slot]
-        offsetMs = table.offsetMs[slot]
+        bucket.steps = sums.steps[slot]
+        bucket.distanceMeters = sums.distance[slot]
+        bucket.rawSteps = sums.raw[slot]
+        bucket.manualSteps = sums.manual[slot]
+        offsetMs = sums.offsetMs[slot]
         if breakdown {
-          bucket.stepsBySource = (0..<sourceCount).map { table.bySource[slot * width + 2 * $0] }
-          bucket.distanceMetersBySource = (0..<sourceCount).map { table.bySource[slot * width + 2 * $0 + 1] }
+          bucket.stepsBySource = (0..<sourceCount).map { sums.bySource[slot * width + 2 * $0] }
+          bucket.distanceMetersBySource = (0..<sourceCount).map { sums.bySource[slot * width + 2 * $0 + 1] }
         }
       } else if breakdown {
         bucket.stepsBySource = [Double](repeating: 0, count: sourceCount)
