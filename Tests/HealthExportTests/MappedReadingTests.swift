@@ -93,9 +93,7 @@ struct MappedReadingTests {
 
   @Test("Every export fixture in the tests reads the same mapped as copied, on one thread and two")
   func fixtures() throws {
-    let files =
-      ParallelTestSupport.xmlFiles(under: "Tests/HealthExportTests/Fixtures")
-      + ParallelTestSupport.xmlFiles(under: "Tests/stepkitTests/Fixtures")
+    let files = ParallelTestSupport.exportFixtures
     #expect(files.count >= 12)
     var samples = 0
     for file in files {

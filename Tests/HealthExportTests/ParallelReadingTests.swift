@@ -117,6 +117,11 @@ enum ParallelTestSupport {
       .sorted { $0.path < $1.path }
   }
 
+  /// Every export fixture of the tests, from both fixture folders.
+  static var exportFixtures: [URL] {
+    xmlFiles(under: "Tests/HealthExportTests/Fixtures") + xmlFiles(under: "Tests/stepkitTests/Fixtures")
+  }
+
   /// A minimal export with a header and `body` (records one per line).
   static func export(_ body: String, exportDate: String = "2024-06-30 10:00:00 +0000") -> Data {
     Data(
@@ -154,9 +159,7 @@ enum ParallelTestSupport {
 struct ParallelReadingTests {
   @Test("Same results as one thread on every export fixture in the tests, at every chunk size")
   func fixtures() throws {
-    let files =
-      ParallelTestSupport.xmlFiles(under: "Tests/HealthExportTests/Fixtures")
-      + ParallelTestSupport.xmlFiles(under: "Tests/stepkitTests/Fixtures")
+    let files = ParallelTestSupport.exportFixtures
     #expect(files.count >= 12)
     var mergedStretches = 0
     for file in files {

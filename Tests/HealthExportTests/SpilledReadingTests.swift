@@ -56,9 +56,7 @@ struct SpilledReadingTests {
 
   @Test("Every export fixture in the tests")
   func fixtures() throws {
-    let files =
-      ParallelTestSupport.xmlFiles(under: "Tests/HealthExportTests/Fixtures")
-      + ParallelTestSupport.xmlFiles(under: "Tests/stepkitTests/Fixtures")
+    let files = ParallelTestSupport.exportFixtures
     #expect(files.count >= 12)
     for file in files { try Self.expectSame(Data(contentsOf: file), name: file.lastPathComponent) }
   }
