@@ -231,6 +231,34 @@ struct ParallelReadingTests {
     #expect(seams.count >= 4)
   }
 
+  @Test(
+    "Origins first met in later stretches, in other orders in each, are numbered as one thread numbers them")
+  func originsNewInStretches() throws {
+    // Stretches of about 150 records: the first knows one device, each later
+    // one meets new ones (fresh addresses each record) in an order of its own.
+    let devices = ["iPhone", "Watch", "Ring", "Scale", "Band"]
+    var body: [String] = []
+    for index in 0..<3000 {
+      let stretch = index / 150
+      let pick = stretch == 0 ? 0 : (index * 7 + stretch * 3) % min(devices.count, 1 + stretch / 2)
+      let name = devices[(pick + stretch) % devices.count]
+      let device = "&lt;&lt;HKDevice: 0x\(String(index, radix: 16))&gt;, name:\(name), model:\(name)&gt;"
+      body.append(
+        ParallelTestSupport.steps(
+          "\(index % 500)", day: 1 + index / 200, hour: index % 24, source: name, device: device))
+    }
+    let data = ParallelTestSupport.export(body.joined(separator: "\n"))
+    let expected = ParallelTestSupport.sequential(data)
+    #expect(expected.error == nil)
+    #expect(expected.origins.count == devices.count)
+    for chunk in [3, 4000, 40_000] {
+      var run = ParallelExportReader.Run()
+      let got = ParallelTestSupport.parallel(data, chunkBytes: chunk, headerBytes: 2000, run: &run)
+      #expect(got == expected, "chunk \(chunk)")
+      #expect(run.repairs == 0)
+    }
+  }
+
   @Test("Samples appended to a log that already holds some, as one thread appends them")
   func nonEmptyLog() throws {
     var start = SampleLog()

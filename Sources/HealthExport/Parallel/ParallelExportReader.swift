@@ -11,14 +11,18 @@ import StepKitCore
 /// file order to worker threads, each reading its own byte range, and each
 /// is scanned *speculatively*: as if it began inside `<HealthData>` at top
 /// level, with the export date the header gave, into a ``SampleLog`` of its
-/// own, counting lines from its own start.
+/// own that numbers origins as the log being filled did after the header
+/// (``SampleLog/init(numberingOriginsAs:)``), counting lines from its own
+/// start.
 ///
 /// The calling thread takes the results in file order as they complete. A
 /// stretch's guess is right when the stretch before it (itself right) ended
 /// exactly at the seam at top level, with no record unfinished: then the
 /// stretch scanned exactly as the front-to-back scan would have, and its log
 /// is appended (``SampleLog/append(contentsOf:relocatingInvalid:)``, with its
-/// lines moved down by the lines before it). The first stretch that is
+/// lines moved down by the lines before it): its samples move as encoded,
+/// block by block, except blocks naming an origin first seen in the stretch
+/// whose number differs in the log. The first stretch that is
 /// doubtful (its seam not verified, an error, an `<ExportDate>` or `<Me>` met
 /// in it, or too many origins to merge safely) stops the workers, and the
 /// rest of the file from that stretch's seam on is read sequentially, from
@@ -87,7 +91,9 @@ enum ParallelExportReader {
       [Int64(0)]
       + (try SeamFinder.seams(in: file, headerBytes: settings.headerBytes, chunkBytes: settings.chunkBytes))
     guard seams.count > 1,
-      let header = scanHeader(file, entryName: entryName, to: seams[1], settings: settings)
+      let header = scanHeader(
+        file, entryName: entryName, to: seams[1], origins: SampleLog(numberingOriginsAs: log),
+        settings: settings)
     else {
       return try sequential(file, entryName: entryName, into: &log, progress: progress)
     }
@@ -98,7 +104,9 @@ enum ParallelExportReader {
     log.reserveCapacity(log.count + Int(clamping: size / ExportReader.bytesPerSmallestSample))
     log.append(contentsOf: header.log)
     var state = MergedState(info: header.info, linesBefore: header.lines)
-    let context = header.context
+    var context = header.context
+    context.origins = SampleLog(numberingOriginsAs: log)
+    let seededOrigins = context.origins.origins.count
 
     let board = ChunkBoard(count: seams.count, window: settings.threads + 1)
     var workers: [ProducerThread] = []
@@ -120,7 +128,9 @@ enum ParallelExportReader {
       let chunk = workers.isEmpty ? nil : board.result(index)
       // Merging must not run out of origin identifiers: the sequential reader
       // reports the record that would have; a repair does too.
-      if let chunk, chunk.verified, log.origins.count + chunk.log.origins.count <= Int(UInt16.max) + 1 {
+      if let chunk, chunk.verified,
+        log.origins.count + chunk.log.origins.count - seededOrigins <= Int(UInt16.max) + 1
+      {
         let shift = state.linesBefore
         log.append(contentsOf: chunk.log) { location in
           var moved = location
@@ -236,6 +246,9 @@ enum ParallelExportReader {
     var doctypeSeen: Bool
     var exportVersion: Int?
     var exportedAtMs: Int64?
+    /// The log each stretch is scanned into: empty, numbering origins as
+    /// the log the stretches are appended to.
+    var origins = SampleLog()
   }
 
   /// One stretch's results.
@@ -260,11 +273,13 @@ enum ParallelExportReader {
   /// Scans `[0, end)` as the start of the XML; `nil` when it did not end
   /// cleanly at `end` (the sequential reader then reads the whole file).
   private static func scanHeader(
-    _ file: any RandomAccessByteSource, entryName: String?, to end: Int64, settings: Settings
+    _ file: any RandomAccessByteSource, entryName: String?, to end: Int64, origins: SampleLog,
+    settings: Settings
   ) -> Header? {
     var decoder = ExportDecoder(
       source: file.range(from: 0, to: end), resuming: nil, stopsAtSeam: true,
       bufferBytes: settings.bufferBytes)
+    decoder.log = origins
     guard case .seam(clean: true)? = try? decoder.step() else { return nil }
     var info = decoder.info
     info.xmlEntryName = entryName
@@ -291,6 +306,7 @@ enum ParallelExportReader {
     var decoder = ExportDecoder(
       source: file.range(from: start, to: end), resuming: resumption, stopsAtSeam: !isLast,
       bufferBytes: settings.bufferBytes)
+    decoder.log = context.origins
     let length = (end ?? file.byteCount) - start
     decoder.log.reserveCapacity(Int(clamping: length / ExportReader.bytesPerSmallestSample))
     var verified = false

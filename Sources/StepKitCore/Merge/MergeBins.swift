@@ -12,8 +12,14 @@ struct MergeBin: Sendable, Equatable {
 
 extension SampleStore {
   /// Splits all time into consecutive bins that each own about
-  /// `targetSamples` samples, judged from the blocks' ranges of starts (a
-  /// block's samples are taken as spread evenly over its range).
+  /// `targetSamples` samples, judged from how many samples start in each
+  /// span of about 70 minutes (``startCounts``): a bin ends at the end of
+  /// the span that brings it to the target (so it owns more when one span
+  /// alone holds more).
+  ///
+  /// The counts are exact, so the bins are the same however the samples
+  /// were stored (one by one, or as blocks moved from other stores), and so
+  /// are the sums a tally adds up bin by bin.
   ///
   /// The first bin starts at `Int64.min` and the last ends at `Int64.max`, so
   /// that every sample has exactly one owner.
@@ -21,31 +27,15 @@ extension SampleStore {
     guard count > targetSamples, minStartMs < maxEndMs else {
       return [MergeBin(lower: .min, upper: .max)]
     }
-    // A histogram of starts over fixed slots, filled through a difference
-    // array so that a block spanning many slots costs two entries.
-    let slotCount = 1 << 16
-    let blocks = self.blocks
-    let low = blocks.reduce(Int64.max) { min($0, $1.minStartMs) }
-    let high = blocks.reduce(Int64.min) { max($0, $1.maxStartMs) }
-    let span = UInt64(bitPattern: high &- low) / UInt64(slotCount) + 1
-    func slot(_ t: Int64) -> Int { Int(UInt64(bitPattern: t &- low) / span) }
-    var density = [Double](repeating: 0, count: slotCount + 1)
-    for (block, info) in blocks.enumerated() {
-      let first = slot(info.minStartMs)
-      let last = slot(info.maxStartMs)
-      let perSlot = Double(count(ofBlock: block)) / Double(last - first + 1)
-      density[first] += perSlot
-      density[last + 1] -= perSlot
-    }
+    let spans = startCounts.sorted { $0.key < $1.key }
     var bins: [MergeBin] = []
     var lower = Int64.min
-    var running = 0.0
-    var owned = 0.0
-    for index in 0..<slotCount {
-      running += density[index]
-      owned += running
-      let upper = low &+ Int64(bitPattern: UInt64(index + 1) &* span)
-      if owned >= Double(targetSamples) && index + 1 < slotCount && upper > lower && upper <= high {
+    var owned = 0
+    // The last span never closes a bin: the last bin runs to the end of time.
+    for (span, count) in spans.dropLast() {
+      owned += count
+      if owned >= targetSamples {
+        let upper = (span + 1) << Self.startSpanShift
         bins.append(MergeBin(lower: lower, upper: upper))
         lower = upper
         owned = 0
@@ -189,7 +179,9 @@ struct BinGatherer {
   private let byStart: [Int32]
   private var nextByStart = 0
   /// Blocks whose earliest start lies before the latest window end so far,
-  /// less those that end before the current bin.
+  /// less those that end before the current bin, in the log's order: so
+  /// that a bin's samples are met in the log's order, whatever the blocks
+  /// (the sums added up as they are met then do not depend on them).
   private var active: [Int32] = []
 
   init(store: SampleStore) {
@@ -211,10 +203,14 @@ struct BinGatherer {
 
   /// Admits blocks whose earliest start lies before `limit`.
   private mutating func admit(before limit: Int64) {
+    var ordered = true
     while nextByStart < byStart.count && blocks[Int(byStart[nextByStart])].minStartMs < limit {
-      active.append(byStart[nextByStart])
+      let block = byStart[nextByStart]
+      if let last = active.last, last > block { ordered = false }
+      active.append(block)
       nextByStart += 1
     }
+    if !ordered { active.sort() }
   }
 
   /// Fills `work.items` with the admitted samples `bin` needs: those it owns

@@ -1,4 +1,25 @@
 extension SampleLog {
+  /// An empty log that numbers origins as `other` does: `other`'s origins
+  /// and sources, registered in its order, and its ``storage``; no samples
+  /// and no invalid samples.
+  ///
+  /// A reader that decodes stretches of one export on several threads
+  /// starts each stretch's log this way from the log the stretches are
+  /// appended to, so that ``append(contentsOf:relocatingInvalid:)`` moves
+  /// their samples as encoded, without decoding them again: only an origin
+  /// first seen inside a stretch can need a new number.
+  ///
+  /// - Parameter other: The log whose origins to start from.
+  public init(numberingOriginsAs other: SampleLog) {
+    store = SampleStore(storage: other.storage)
+    originTable = other.originTable
+    originSource = other.originSource
+    originSampleCounts = [Int](repeating: 0, count: other.originSampleCounts.count)
+    originIndex = other.originIndex
+    sourceFacts = other.sourceFacts
+    sourceIndex = other.sourceIndex
+  }
+
   /// Appends everything `other` holds, as if each of its samples and invalid
   /// samples had been appended to this log one by one, in `other`'s order.
   ///
@@ -17,6 +38,12 @@ extension SampleLog {
   /// into a log of its own, concatenates them in file order with this and gets
   /// the log that reading the export front to back would have built.
   ///
+  /// The samples move as they are encoded, a block of up to 128 at a time,
+  /// whenever their origins keep their identifiers here (as they all do
+  /// when `other` was made with ``init(numberingOriginsAs:)`` from this log
+  /// and saw no origin new to it); only a block naming an origin whose
+  /// identifier changes is decoded and encoded again.
+  ///
   /// A sample whose origin cannot be registered here (the log already holds
   /// 65 536 origins) is reported invalid as ``InvalidSample/Reason/outOfRange``
   /// with no location, as ``append(_:location:)`` reports it.
@@ -29,23 +56,22 @@ extension SampleLog {
   public mutating func append(
     contentsOf other: SampleLog, relocatingInvalid relocate: (SourceLocation) -> SourceLocation = { $0 }
   ) {
-    var identifiers: [OriginID?] = []
+    var identifiers: [UInt16?] = []
     identifiers.reserveCapacity(other.origins.count)
     for origin in other.origins {
-      identifiers.append(self.origin(source: origin.source, device: origin.device))
+      identifiers.append(self.origin(source: origin.source, device: origin.device)?.rawValue)
     }
-    // Each sample is decoded from `other`'s blocks in order and written into
-    // this store with its origin renumbered: no `Sample`, no strings, and no
-    // second validation (`other` stored only samples its own append accepted).
-    other.store.decodeAll { _, stored in
-      guard let origin = identifiers[Int(stored.origin)] else {
-        reportInvalid(.outOfRange, location: nil)
-        return
+    // The origins numbered alike in both logs, from the first.
+    var kept = 0
+    while kept < identifiers.count, identifiers[kept] == UInt16(truncatingIfNeeded: kept) { kept += 1 }
+    let dropped = store.append(contentsOf: other.store, keptOrigins: kept) { identifiers[Int($0)] }
+    for (index, identifier) in identifiers.enumerated() {
+      guard let identifier else { continue }
+      for slot in 0..<4 {
+        originSampleCounts[4 * Int(identifier) + slot] += other.originSampleCounts[4 * index + slot]
       }
-      var renumbered = stored
-      renumbered.origin = origin.rawValue
-      storeValid(renumbered)
     }
+    for _ in 0..<dropped { reportInvalid(.outOfRange, location: nil) }
     invalid.merge(other.invalid, relocating: relocate)
   }
 }

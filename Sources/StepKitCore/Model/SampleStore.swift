@@ -52,8 +52,13 @@ struct TailPointer: @unchecked Sendable {
 /// in its block: about 5 bytes a sample on exports instead of 24.
 ///
 /// Each block is self-contained (it decodes from its first byte with no
-/// state from other blocks) and records the range of time its samples cover,
-/// so that a tally can decode only the blocks that touch a span of time.
+/// state from other blocks) and records the index of its first sample, the
+/// range of time its samples cover and the highest origin they name, so that
+/// a tally can decode only the blocks that touch a span of time, and a store
+/// appended to another moves as its encoded blocks
+/// (``append(contentsOf:keptOrigins:renumber:)``). Blocks fill up as samples
+/// are appended; a block moved from another store keeps its count, usually
+/// less than full at the end of what was moved.
 ///
 /// One sample is a header byte and the fields that differ from the previous
 /// sample of the block:
@@ -132,16 +137,20 @@ struct SampleStore: Sendable {
     }
   }
 
-  /// Where a block lives and the time its samples cover.
+  /// Where a block lives, which samples it holds and the time they cover.
   struct BlockInfo: Sendable {
     var chunk: UInt32
     var offset: UInt32
+    /// The index of the block's first sample in the store.
+    var first: Int
     /// The earliest start in the block.
     var minStartMs: Int64
     /// The latest start in the block.
     var maxStartMs: Int64
     /// The latest end in the block.
     var maxEndMs: Int64
+    /// The highest origin of a sample in the block.
+    var maxOrigin: UInt16
   }
 
   /// The state each sample is encoded against, reset at each block's start.
@@ -195,9 +204,15 @@ struct SampleStore: Sendable {
     set { tailPointer.base = newValue }
   }
   private var tailUsed = 0
-  /// Every block but the open one, whose range lives in ``open``.
+  /// Every block but the last, whose record lives in ``open`` (there is
+  /// one whenever a sample is stored).
   private var sealedBlocks: [BlockInfo] = []
-  private var open = BlockInfo(chunk: 0, offset: 0, minStartMs: 0, maxStartMs: 0, maxEndMs: 0)
+  private var open = BlockInfo(
+    chunk: 0, offset: 0, first: 0, minStartMs: 0, maxStartMs: 0, maxEndMs: 0, maxOrigin: 0)
+  /// How many more samples ``open`` takes: 0 when there is none, when it is
+  /// full, or when it was moved from another store (its encoder's state is
+  /// not at hand), so that the next sample opens a block.
+  private var openRoom = 0
   /// How many samples are stored.
   private(set) var count = 0
   /// The earliest start and latest end of all samples.
@@ -206,6 +221,18 @@ struct SampleStore: Sendable {
   private var context = Context()
   /// The unit factor the last decimal used, tried first for the next one.
   private var factorHint: UInt8 = 0
+  /// How many samples start in each span of ``startSpanShift`` (by the
+  /// start shifted right by it), but for the run counted in
+  /// ``pendingSpan``: exact whatever the blocks are, so that what is judged
+  /// from it (``mergeBins(targetSamples:)``) is the same for a store built
+  /// sample by sample and one joined from stretches.
+  private var startSpanCounts: [Int64: Int] = [:]
+  /// The span of the last sample appended, and how many samples in a row started in it.
+  private var pendingSpan: Int64 = 0
+  private var pendingSpanCount = 0
+
+  /// The width of the spans of ``startCounts``: 2^22 ms, about 70 minutes.
+  static let startSpanShift: Int64 = 22
 
   /// An empty store keeping samples as `storage` says.
   init(storage: SampleStorage = .standard) {
@@ -229,7 +256,7 @@ struct SampleStore: Sendable {
   }
 
   /// How many blocks there are.
-  var blockCount: Int { (count + Self.blockCapacity - 1) / Self.blockCapacity }
+  var blockCount: Int { count == 0 ? 0 : sealedBlocks.count + 1 }
 
   /// The record of block `block`.
   @inline(__always)
@@ -267,10 +294,14 @@ struct SampleStore: Sendable {
   }
 
   /// The first failure of the temporary file: to be made or written (the
-  /// samples then stayed in memory), or to be read back.
+  /// samples then stayed in memory), or to be read back (this store's, or
+  /// that of a store whose blocks were moved here).
   var storageFailure: SampleStorageError? {
-    spillFile?.failure ?? spillFailure
+    spillFile?.failure ?? spillFailure ?? movedReadFailure
   }
+
+  /// Why blocks moved here from another store's temporary file could not be read back.
+  private var movedReadFailure: SampleStorageError?
 
   /// Reserves room in the block table for `capacity` samples.
   mutating func reserveCapacity(_ capacity: Int) {
@@ -279,9 +310,38 @@ struct SampleStore: Sendable {
 
   // MARK: - Writing
 
+  /// How many samples start in each span of 2^``startSpanShift`` ms,
+  /// keyed by the start shifted right by it; spans with none are left out.
+  var startCounts: [Int64: Int] {
+    var counts = startSpanCounts
+    if pendingSpanCount > 0 { counts[pendingSpan, default: 0] += pendingSpanCount }
+    return counts
+  }
+
+  /// Counts a sample starting at `startMs` in ``startCounts``.
+  @inline(__always)
+  private mutating func countStart(_ startMs: Int64) {
+    let span = startMs >> Self.startSpanShift
+    if span == pendingSpan {
+      pendingSpanCount &+= 1
+    } else {
+      if pendingSpanCount > 0 { startSpanCounts[pendingSpan, default: 0] += pendingSpanCount }
+      pendingSpan = span
+      pendingSpanCount = 1
+    }
+  }
+
   /// Appends one sample (the caller has checked it is valid).
+  @inline(__always)
   mutating func append(_ sample: StoredSample) {
-    if count & (Self.blockCapacity - 1) == 0 { openBlock(at: sample.startMs) }
+    countStart(sample.startMs)
+    encode(sample)
+  }
+
+  /// Encodes one sample at the end, leaving ``startCounts`` as it is.
+  private mutating func encode(_ sample: StoredSample) {
+    if openRoom == 0 { openBlock(at: sample.startMs) }
+    openRoom &-= 1
     if !isKnownUniquelyReferenced(&tail) {
       let copy = tail.unsafelyUnwrapped.copy(count: tailUsed)
       tail = copy
@@ -296,6 +356,7 @@ struct SampleStore: Sendable {
       h |= 4
       Self.writeVarint(UInt64(sample.origin), &out)
       context.origin = sample.origin
+      open.maxOrigin = max(open.maxOrigin, sample.origin)
     }
     if sample.offsetMinutes != context.offsetMinutes {
       h |= 8
@@ -350,8 +411,9 @@ struct SampleStore: Sendable {
       tailBase = first.base
     }
     open = BlockInfo(
-      chunk: UInt32(fullChunks.count), offset: UInt32(tailUsed),
-      minStartMs: startMs, maxStartMs: startMs, maxEndMs: Int64.min)
+      chunk: UInt32(fullChunks.count), offset: UInt32(tailUsed), first: count,
+      minStartMs: startMs, maxStartMs: startMs, maxEndMs: Int64.min, maxOrigin: 0)
+    openRoom = Self.blockCapacity
     context = Context()
   }
 
@@ -490,10 +552,30 @@ struct SampleStore: Sendable {
 
   // MARK: - Reading
 
+  /// The index of block `block`'s first sample; ``count`` for `blockCount`.
+  @inline(__always)
+  func firstSample(ofBlock block: Int) -> Int {
+    if block < sealedBlocks.count { return sealedBlocks[block].first }
+    return block == sealedBlocks.count ? open.first : count
+  }
+
   /// How many samples block `block` holds.
   @inline(__always)
   func count(ofBlock block: Int) -> Int {
-    min(Self.blockCapacity, count - block * Self.blockCapacity)
+    firstSample(ofBlock: block + 1) - firstSample(ofBlock: block)
+  }
+
+  /// The block holding sample `index` (0 ..< ``count``).
+  func block(holding index: Int) -> Int {
+    if index >= open.first { return sealedBlocks.count }
+    // The last sealed block whose first sample is at or before `index`.
+    var low = 0
+    var high = sealedBlocks.count
+    while high - low > 1 {
+      let middle = (low + high) / 2
+      if sealedBlocks[middle].first <= index { low = middle } else { high = middle }
+    }
+    return low
   }
 
   /// Decodes block `block`, whose first byte is at `base`, in order,
@@ -504,8 +586,8 @@ struct SampleStore: Sendable {
   ) throws(Failure) {
     var cursor = base
     var context = Context()
-    let first = block * Self.blockCapacity
-    for index in first..<(first + count(ofBlock: block)) {
+    let first = firstSample(ofBlock: block)
+    for index in first..<firstSample(ofBlock: block + 1) {
       try body(index, Self.decode(&cursor, &context))
     }
   }
@@ -541,7 +623,7 @@ struct SampleStore: Sendable {
   /// The sample at `index`.
   func sample(at index: Int) -> StoredSample {
     precondition(index >= 0 && index < count, "sample index \(index) out of range 0..<\(count)")
-    let block = index / Self.blockCapacity
+    let block = block(holding: index)
     var buffer: UnsafeMutablePointer<UInt8>?
     defer { buffer?.deallocate() }
     var cursor: UnsafePointer<UInt8>
@@ -559,7 +641,7 @@ struct SampleStore: Sendable {
     }
     var context = Context()
     var sample = Self.decode(&cursor, &context)
-    for _ in 0..<(index - block * Self.blockCapacity) { sample = Self.decode(&cursor, &context) }
+    for _ in 0..<(index - firstSample(ofBlock: block)) { sample = Self.decode(&cursor, &context) }
     return sample
   }
 
@@ -632,5 +714,159 @@ struct SampleStore: Sendable {
       startMs: startMs, endMs: endMs, value: value,
       origin: context.origin, offsetMinutes: context.offsetMinutes,
       kind: isSteps ? .steps : .distance, isUserEntered: h & 2 != 0)
+  }
+}
+
+// MARK: - Joining
+
+extension SampleStore {
+  /// Appends `other`'s samples after this store's, in their order, moving
+  /// its blocks as they are encoded wherever their origins keep their
+  /// numbers here.
+  ///
+  /// Origins below `keptOrigins` have the same number in both stores; a
+  /// block naming only those (``BlockInfo/maxOrigin``) is copied byte for
+  /// byte, with its first sample's index and its chunk moved. Any other block
+  /// is decoded and its samples encoded again, each origin `o` as
+  /// `renumber(o)`; a sample `renumber` gives no number is dropped and
+  /// counted in the result.
+  ///
+  /// The block open here is closed first (the next sample appended opens a
+  /// new one), and so is the last one moved: blocks may be less than full.
+  /// Chunks fill and seal as appending fills them, spilling past the budget;
+  /// a spilled chunk of `other` is read back whole, one at a time.
+  ///
+  /// - Returns: How many samples were dropped.
+  mutating func append(
+    contentsOf other: SampleStore, keptOrigins: Int, renumber: (UInt16) -> UInt16?
+  ) -> Int {
+    guard other.count > 0 else { return 0 }
+    openRoom = 0
+    if pendingSpanCount > 0 { startSpanCounts[pendingSpan, default: 0] += pendingSpanCount }
+    pendingSpanCount = 0
+    for (span, count) in other.startCounts { startSpanCounts[span, default: 0] += count }
+    var dropped = 0
+    var buffer: UnsafeMutablePointer<UInt8>?
+    defer { buffer?.deallocate() }
+    let blockTotal = other.blockCount
+    var block = 0
+    while block < blockTotal {
+      // The run of blocks in `block`'s chunk, and that chunk's bytes.
+      let chunk = other.info(ofBlock: block).chunk
+      var runEnd = block + 1
+      while runEnd < blockTotal && other.info(ofBlock: runEnd).chunk == chunk { runEnd += 1 }
+      let base: UnsafePointer<UInt8>
+      let chunkBytes: Int
+      if Int(chunk) < other.fullChunks.count {
+        let sealed = other.fullChunks[Int(chunk)]
+        chunkBytes = sealed.count
+        if let memory = sealed.memory {
+          base = UnsafePointer(memory.base)
+        } else {
+          let capacity = Self.largestChunk + Self.readSlack
+          let bytes = buffer ?? .allocate(capacity: capacity)
+          buffer = bytes
+          let file = other.spillFile.unsafelyUnwrapped
+          if !file.read(into: bytes, count: sealed.count, at: sealed.fileOffset, capacity: capacity) {
+            movedReadFailure = movedReadFailure ?? file.failure
+          }
+          base = UnsafePointer(bytes)
+        }
+      } else {
+        base = UnsafePointer(other.tailBase)
+        chunkBytes = other.tailUsed
+      }
+      func end(ofBlock block: Int) -> Int {
+        block + 1 < runEnd ? Int(other.info(ofBlock: block + 1).offset) : chunkBytes
+      }
+      var next = block
+      while next < runEnd {
+        let info = other.info(ofBlock: next)
+        if Int(info.maxOrigin) >= keptOrigins {
+          dropped += appendRenumbered(
+            other, block: next, at: base + Int(info.offset), renumber: renumber)
+          next += 1
+          continue
+        }
+        // As many blocks as the tail can take at once, from one whose origins all keep their numbers.
+        makeRoom(end(ofBlock: next) - Int(info.offset))
+        let room = tail.unsafelyUnwrapped.capacity - tailUsed
+        var last = next + 1
+        while last < runEnd, Int(other.info(ofBlock: last).maxOrigin) < keptOrigins,
+          end(ofBlock: last) - Int(info.offset) <= room
+        {
+          last += 1
+        }
+        let runStart = Int(info.offset)
+        let bytes = end(ofBlock: last - 1) - runStart
+        (tailBase + tailUsed).update(from: base + runStart, count: bytes)
+        for moved in next..<last {
+          var copy = other.info(ofBlock: moved)
+          copy.chunk = UInt32(fullChunks.count)
+          copy.offset = UInt32(tailUsed + Int(copy.offset) - runStart)
+          copy.first = count
+          if count > 0 { sealedBlocks.append(open) }
+          open = copy
+          count += other.count(ofBlock: moved)
+          minStartMs = min(minStartMs, copy.minStartMs)
+          maxEndMs = max(maxEndMs, copy.maxEndMs)
+        }
+        tailUsed += bytes
+        next = last
+      }
+      block = runEnd
+    }
+    openRoom = 0
+    return dropped
+  }
+
+  /// Makes sure the tail chunk is this store's own and has `bytes` free,
+  /// sealing it and starting the next when it has not.
+  private mutating func makeRoom(_ bytes: Int) {
+    guard let current = tail else {
+      let first = ByteChunk(capacity: Self.smallestChunk)
+      tail = first
+      tailBase = first.base
+      return
+    }
+    if current.capacity - tailUsed < bytes {
+      current.count = tailUsed
+      seal(current)
+      let next = ByteChunk(capacity: min(current.capacity * 4, Self.largestChunk))
+      tail = next
+      tailBase = next.base
+      tailUsed = 0
+    } else if !isKnownUniquelyReferenced(&tail) {
+      let copy = current.copy(count: tailUsed)
+      tail = copy
+      tailBase = copy.base
+    }
+  }
+
+  /// Appends the samples of `other`'s block `block`, whose bytes start at
+  /// `base`, as a block of their own, their origins renumbered.
+  ///
+  /// - Returns: How many were dropped, `renumber` giving them no number.
+  private mutating func appendRenumbered(
+    _ other: SampleStore, block: Int, at base: UnsafePointer<UInt8>, renumber: (UInt16) -> UInt16?
+  ) -> Int {
+    openRoom = 0
+    var dropped = 0
+    var cursor = base
+    var decoding = Context()
+    for _ in 0..<other.count(ofBlock: block) {
+      var sample = Self.decode(&cursor, &decoding)
+      guard let origin = renumber(sample.origin) else {
+        dropped += 1
+        let span = sample.startMs >> Self.startSpanShift
+        startSpanCounts[span, default: 0] -= 1
+        if startSpanCounts[span] == 0 { startSpanCounts[span] = nil }
+        continue
+      }
+      sample.origin = origin
+      encode(sample)
+    }
+    openRoom = 0
+    return dropped
   }
 }
