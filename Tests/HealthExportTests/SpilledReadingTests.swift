@@ -61,12 +61,15 @@ struct SpilledReadingTests {
     for file in files { try Self.expectSame(Data(contentsOf: file), name: file.lastPathComponent) }
   }
 
-  @Test("The generator's output of both shapes, large enough to spill", arguments: ["watch", "dense"])
-  func generated(shape: String) throws {
+  @Test(
+    "The generator's output of both shapes, large enough to spill",
+    // The watch shape holds few step samples a day: enough days that they fill more than a chunk.
+    arguments: [("watch", 40), ("dense", 12)])
+  func generated(shape: String, days: Int) throws {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("stepkit-spilled-\(getpid())-\(shape).xml").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    _ = try generateExport(arguments: ["--days", "12", "--shape", shape, "-o", path])
+    _ = try generateExport(arguments: ["--days", "\(days)", "--shape", shape, "-o", path])
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     let spilled = try Self.read(data, into: Self.spilling, threads: 2)
     #expect(spilled.spilledSampleBytes > 0)

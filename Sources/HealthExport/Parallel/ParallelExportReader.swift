@@ -11,9 +11,9 @@ import StepKitCore
 /// file order to worker threads, each reading its own byte range, and each
 /// is scanned *speculatively*: as if it began inside `<HealthData>` at top
 /// level, with the export date the header gave, into a ``SampleLog`` of its
-/// own that numbers origins as the log being filled did after the header
-/// (``SampleLog/init(numberingOriginsAs:)``), counting lines from its own
-/// start.
+/// own that numbers origins as the log being filled did when the stretch was
+/// handed out (``SampleLog/init(numberingOriginsAs:)``), counting lines from
+/// its own start.
 ///
 /// The calling thread takes the results in file order as they complete. A
 /// stretch's guess is right when the stretch before it (itself right) ended
@@ -106,9 +106,8 @@ enum ParallelExportReader {
     var state = MergedState(info: header.info, linesBefore: header.lines)
     var context = header.context
     context.origins = SampleLog(numberingOriginsAs: log)
-    let seededOrigins = context.origins.origins.count
 
-    let board = ChunkBoard(count: seams.count, window: settings.threads + 1)
+    let board = ChunkBoard(count: seams.count, window: settings.threads + 1, origins: context.origins)
     var workers: [ProducerThread] = []
     for _ in 0..<min(settings.threads, seams.count - 1) {
       let job = Job(file: file, seams: seams, context: context, settings: settings, board: board)
@@ -129,7 +128,7 @@ enum ParallelExportReader {
       // Merging must not run out of origin identifiers: the sequential reader
       // reports the record that would have; a repair does too.
       if let chunk, chunk.verified,
-        log.origins.count + chunk.log.origins.count - seededOrigins <= Int(UInt16.max) + 1
+        log.origins.count + chunk.log.origins.count - chunk.seededOrigins <= Int(UInt16.max) + 1
       {
         let shift = state.linesBefore
         log.append(contentsOf: chunk.log) { location in
@@ -140,7 +139,10 @@ enum ParallelExportReader {
         state.add(chunk)
         run.merged += 1
         index += 1
+        // Origins first seen in it: the stretches handed out from now on number them as the log does.
+        board.publishOrigins(of: log)
       } else {
+        defer { board.publishOrigins(of: log) }
         let (repaired, reportedEnd) = try repair(
           file, seams: seams, from: index, context: context, state: &state, into: &log, board: board,
           workers: !workers.isEmpty, progress: progress)
@@ -261,6 +263,8 @@ enum ParallelExportReader {
     /// Whether it ended at its seam at top level with nothing doubtful (or,
     /// for the last, at the end of the XML with no error).
     var verified: Bool
+    /// How many of ``log``'s origins it started with (``Context/origins``).
+    var seededOrigins = 0
   }
 
   private struct Header {
@@ -320,7 +324,8 @@ enum ParallelExportReader {
       verified = false
     }
     return Chunk(
-      log: decoder.log, info: decoder.info, lines: decoder.scannerResumePoint.linesBefore, verified: verified)
+      log: decoder.log, info: decoder.info, lines: decoder.scannerResumePoint.linesBefore, verified: verified,
+      seededOrigins: context.origins.origins.count)
   }
 
   /// Reads the whole file front to back.
@@ -352,7 +357,9 @@ enum ParallelExportReader {
     }
 
     func run() {
-      while let index = board.take() {
+      while let (index, origins) = board.take() {
+        var context = context
+        context.origins = origins
         board.deliver(
           index, scanChunk(file, seams: seams, index: index, context: context, settings: settings))
       }
@@ -371,21 +378,35 @@ final class ChunkBoard: @unchecked Sendable {
   private var nextToMerge = 1
   private var results: [Int: ParallelExportReader.Chunk] = [:]
   private var cancelled = false
+  /// The log each stretch handed out from now on is scanned into.
+  private var origins: SampleLog
 
-  /// A board for stretches `1 ..< count` (stretch 0, the header, is read first).
-  init(count: Int, window: Int) {
+  /// A board for stretches `1 ..< count` (stretch 0, the header, is read
+  /// first), each scanned into a copy of `origins`.
+  init(count: Int, window: Int, origins: SampleLog) {
     self.count = count
     self.window = max(window, 1)
+    self.origins = origins
   }
 
-  /// The next stretch to scan, or `nil` when none are left or reading stopped.
-  func take() -> Int? {
+  /// The next stretch to scan and the log to scan it into, or `nil` when
+  /// none are left or reading stopped.
+  func take() -> (index: Int, origins: SampleLog)? {
     condition.lock()
     defer { condition.unlock() }
     while !cancelled, nextToScan < count, nextToScan - nextToMerge >= window { condition.wait() }
     guard !cancelled, nextToScan < count else { return nil }
     nextToScan += 1
-    return nextToScan - 1
+    return (nextToScan - 1, origins)
+  }
+
+  /// Has the stretches handed out from now on numbered as `log` numbers
+  /// origins, when it holds more than they would have started with.
+  func publishOrigins(of log: SampleLog) {
+    condition.lock()
+    defer { condition.unlock() }
+    guard log.origins.count > origins.origins.count else { return }
+    origins = SampleLog(numberingOriginsAs: log)
   }
 
   /// Hands in the results of stretch `index`.
