@@ -823,6 +823,8 @@ extension SampleStore {
   /// Makes sure the tail chunk is this store's own and has `bytes` free,
   /// sealing it and starting the next when it has not.
   private mutating func makeRoom(_ bytes: Int) {
+    // Asked before `tail` is bound to a name of its own, which would hold a second reference.
+    let unique = isKnownUniquelyReferenced(&tail)
     guard let current = tail else {
       let first = ByteChunk(capacity: Self.smallestChunk)
       tail = first
@@ -836,7 +838,7 @@ extension SampleStore {
       tail = next
       tailBase = next.base
       tailUsed = 0
-    } else if !isKnownUniquelyReferenced(&tail) {
+    } else if !unique {
       let copy = current.copy(count: tailUsed)
       tail = copy
       tailBase = copy.base
