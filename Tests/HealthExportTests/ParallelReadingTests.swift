@@ -508,4 +508,45 @@ struct ParallelReadingTests {
     #expect(
       try SeamFinder.seams(in: source, headerBytes: 1, chunkBytes: 1) == [Int64(firstLine), Int64(second)])
   }
+
+  @Test("Stretches shrink towards the end of the file, within their bounds, and read as one thread")
+  func taperingStretches() throws {
+    let body = (0..<4000).map {
+      ParallelTestSupport.steps(
+        "\($0 % 700)", day: 1 + $0 / 200, hour: $0 % 24, source: $0 % 5 == 0 ? "Watch" : "iPhone")
+    }
+    let data = ParallelTestSupport.export(body.joined(separator: "\n"))
+    let source = MemoryByteSource(data, displayName: "export.xml")
+    let (largest, smallest) = (40_000, 3000)
+    let seams = try SeamFinder.seams(
+      in: source, headerBytes: 1000, chunkBytes: largest, smallestChunkBytes: smallest, threads: 2)
+    let gaps = zip(seams, seams.dropFirst()).map { $1 - $0 }
+    // A gap ends at the first record line at or after its size: at most one line longer.
+    let line = Int64(body[0].utf8.count + 1)
+    #expect(gaps.allSatisfy { $0 >= Int64(smallest) && $0 <= Int64(largest) + line })
+    #expect(zip(gaps, gaps.dropFirst()).allSatisfy { $1 <= $0 + line })
+    #expect(gaps.first! >= Int64(largest))
+    #expect(gaps.last! < Int64(2 * smallest) + line)
+    let fixed = try SeamFinder.seams(in: source, headerBytes: 1000, chunkBytes: largest)
+    #expect(seams.count > fixed.count)
+
+    let expected = ParallelTestSupport.sequential(data)
+    #expect(expected.error == nil)
+    for threads in [2, 3] {
+      var log = SampleLog()
+      var run = ParallelExportReader.Run()
+      var settings = ParallelExportReader.Settings(
+        threads: threads, chunkBytes: largest, headerBytes: 1000, minimumBytes: 0, bufferBytes: 1 << 12)
+      settings.smallestChunkBytes = smallest
+      let info = try ParallelExportReader.read(source, into: &log, settings: settings, run: &run)
+      #expect(info == expected.info)
+      #expect(log.samples == expected.samples)
+      #expect(log.origins == expected.origins)
+      #expect(log.invalid == expected.invalid)
+      #expect(run.repairs == 0)
+      let cut = try SeamFinder.seams(
+        in: source, headerBytes: 1000, chunkBytes: largest, smallestChunkBytes: smallest, threads: threads)
+      #expect(run.stretches == cut.count + 1)
+    }
+  }
 }

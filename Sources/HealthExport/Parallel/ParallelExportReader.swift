@@ -42,17 +42,22 @@ enum ParallelExportReader {
     /// Each scanning thread's read buffer, when the file's bytes are copied
     /// (``FileReading/copied``); mapped windows are the file's own size.
     var bufferBytes: Int
+    /// When more than 0, stretches shrink towards the end of the file, to
+    /// this size at the least (``SeamFinder/seams(in:headerBytes:chunkBytes:smallestChunkBytes:threads:)``),
+    /// so that the threads finish close together; 0 keeps them all ``chunkBytes``.
+    var smallestChunkBytes = 0
 
     /// The settings for a file of `byteCount` bytes on `threads` threads:
     /// stretches of 16 MiB, smaller for a small file so that there are at
-    /// least four per thread, and never below 1 MiB; a 1 MiB read buffer per
-    /// thread (larger reads gain nothing, and every thread holds one).
+    /// least four per thread, shrinking towards the end of the file, never
+    /// below 1 MiB; a 1 MiB read buffer per thread (larger reads gain
+    /// nothing, and every thread holds one).
     static func automatic(threads: Int, byteCount: Int64) -> Settings {
       let perThread = Int(clamping: byteCount / Int64(max(threads, 1) * 4))
       let chunk = min(16 << 20, max(1 << 20, perThread))
       return Settings(
         threads: threads, chunkBytes: chunk, headerBytes: min(chunk, 1 << 20), minimumBytes: 4 << 20,
-        bufferBytes: 1 << 20)
+        bufferBytes: 1 << 20, smallestChunkBytes: 1 << 20)
     }
   }
 
@@ -89,7 +94,9 @@ enum ParallelExportReader {
     }
     let seams =
       [Int64(0)]
-      + (try SeamFinder.seams(in: file, headerBytes: settings.headerBytes, chunkBytes: settings.chunkBytes))
+      + (try SeamFinder.seams(
+        in: file, headerBytes: settings.headerBytes, chunkBytes: settings.chunkBytes,
+        smallestChunkBytes: settings.smallestChunkBytes, threads: settings.threads))
     guard seams.count > 1,
       let header = scanHeader(
         file, entryName: entryName, to: seams[1], origins: SampleLog(numberingOriginsAs: log),

@@ -14,22 +14,34 @@ enum SeamFinder {
   private static let maximumIndent = 64
 
   /// The seams to cut `file` at, in increasing order: the first at or after
-  /// `headerBytes`, each next one at least `chunkBytes` after the one before.
+  /// `headerBytes`, each next one at least `chunkBytes` after the one before;
+  /// or, when `smallestChunkBytes` is more than 0, at least the bytes after
+  /// it divided by twice `threads`, within `smallestChunkBytes ... chunkBytes`:
+  /// stretches shrink towards the end, so that threads taking them in turn
+  /// finish close together.
   ///
   /// - Returns: Offsets of candidate seams, none of them 0; empty when the
   ///   file has none past `headerBytes`.
-  static func seams(in file: any RandomAccessByteSource, headerBytes: Int, chunkBytes: Int) throws -> [Int64]
-  {
+  static func seams(
+    in file: any RandomAccessByteSource, headerBytes: Int, chunkBytes: Int, smallestChunkBytes: Int = 0,
+    threads: Int = 1
+  ) throws -> [Int64] {
     var seams: [Int64] = []
     var from = Int64(max(headerBytes, 1))
     let size = file.byteCount
-    let stride = Int64(max(chunkBytes, 1))
+    let largest = Int64(max(chunkBytes, 1))
+    func stride(after seam: Int64) -> Int64 {
+      guard smallestChunkBytes > 0 else { return largest }
+      let share = (size - seam) / Int64(2 * max(threads, 1))
+      return min(largest, max(Int64(smallestChunkBytes), share))
+    }
     while from < size {
-      if let seam = try firstSeam(in: file, from: from, before: min(size, from + stride)) {
+      let limit = min(size, from + stride(after: from))
+      if let seam = try firstSeam(in: file, from: from, before: limit) {
         seams.append(seam)
-        from = seam + stride
+        from = seam + stride(after: seam)
       } else {
-        from += stride
+        from = limit
       }
     }
     return seams
