@@ -197,7 +197,7 @@ extension SampleLog {
   }
 
   /// About how many samples make a part of a tally worth its own thread.
-  static let partSamples = 1 << 17
+  static let partSamples = 1 << 15
 
   /// The most parts a tally is cut into.
   static let maximumParts = 4
