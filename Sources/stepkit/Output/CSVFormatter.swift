@@ -12,15 +12,25 @@ enum CSVFormatter {
   /// Every bucket of `tally` as CSV, one line each: header first, or, for one
   /// export of several, no header and the export id in a first column.
   static func format(_ tally: Tally, export: String? = nil) -> String {
-    let prefix = export.map { field($0) + "," } ?? ""
-    var lines = export == nil ? [header] : []
-    lines.reserveCapacity(tally.buckets.count + 1)
+    let prefix = export.map { field($0) + "," }
+    // A row is at most about 70 bytes plus the export id.
+    var text = UTF8Text(reservingCapacity: (tally.buckets.count + 1) * (72 + (prefix?.utf8.count ?? 0)))
+    if prefix == nil { text.append(header + "\n") }
+    let unit = tally.options.unit
     for bucket in tally.buckets {
-      lines.append(
-        "\(prefix)\(bucket.label(unit: tally.options.unit)),\(bucket.roundedSteps),"
-          + "\(bucket.roundedDistanceMeters),\(bucket.roundedRawSteps),\(bucket.roundedManualSteps)")
+      if let prefix { text.append(prefix) }
+      text.appendLabel(of: bucket, unit: unit)
+      text.append(ascii: ",")
+      text.append(bucket.roundedSteps)
+      text.append(ascii: ",")
+      text.append(bucket.roundedDistanceMeters)
+      text.append(ascii: ",")
+      text.append(bucket.roundedRawSteps)
+      text.append(ascii: ",")
+      text.append(bucket.roundedManualSteps)
+      text.append(ascii: "\n")
     }
-    return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
+    return text.string
   }
 
   /// The header of `stepkit sources --format csv`.

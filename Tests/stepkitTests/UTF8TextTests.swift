@@ -1,0 +1,72 @@
+import StepKitCore
+import Testing
+
+@testable import stepkit
+
+@Suite("UTF-8 output text")
+struct UTF8TextTests {
+  private func written(_ build: (inout UTF8Text) -> Void) -> String {
+    var text = UTF8Text()
+    build(&text)
+    return text.string
+  }
+
+  @Test(
+    "integers read as String(value) does",
+    arguments: [0, 7, -7, 10, -10, 99, 100, 1_234_567_890, -987_654_321, Int64.max, Int64.min, Int64.min + 1])
+  func integers(_ value: Int64) {
+    #expect(written { $0.append(value) } == String(value))
+  }
+
+  @Test("zero-padded integers keep the sign in front of the zeros")
+  func padded() {
+    for value: Int64 in [-12_345, -42, -1, 0, 5, 42, 999, 2026, 12_345] {
+      for width in 0...6 {
+        let digits = String(value.magnitude)
+        let expected =
+          (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
+        #expect(written { $0.append(value, minimumDigits: width) } == expected, "\(value), width \(width)")
+      }
+    }
+  }
+
+  @Test("labels are the buckets' own labels, for every unit")
+  func labels() throws {
+    let days = try [
+      #require(LocalDate(year: 2026, month: 11, day: 29)),
+      #require(LocalDate(year: 999, month: 1, day: 5)),
+      #require(LocalDate(year: 12_026, month: 12, day: 31)),
+      LocalDate(daysSinceEpoch: -800_000),
+    ]
+    for day in days {
+      for (hour, offset) in [(0, 0), (8, 28_800), (23, -14_400), (5, 20_700), (14, -34_200)] {
+        let bucket = Tally.Bucket(firstDay: day, hour: hour, utcOffsetSeconds: offset)
+        for unit in [BucketUnit.hour, .day, .week, .month] {
+          #expect(written { $0.appendLabel(of: bucket, unit: unit) } == bucket.label(unit: unit))
+        }
+      }
+    }
+    #expect(
+      written { $0.appendLabel(of: Tally.Bucket(firstDay: days[0]), unit: .hour) } == "2026-11-29T00:00+00:00"
+    )
+  }
+
+  @Test("text beyond ASCII is written as UTF-8")
+  func unicode() {
+    #expect(written { $0.append("小米运动健康,") } == "小米运动健康,")
+  }
+
+  @Test("csv rows are the labels and rounded sums, with and without an export id")
+  func csvRows() {
+    for unit in [BucketUnit.hour, .day, .week, .month] {
+      let (_, tally) = sampleTally(CountingOptions(unit: unit, to: LocalDate("2026-11-30")))
+      #expect(!tally.buckets.isEmpty)
+      let rows = tally.buckets.map {
+        "\($0.label(unit: unit)),\($0.roundedSteps),\($0.roundedDistanceMeters),\($0.roundedRawSteps),"
+          + "\($0.roundedManualSteps)\n"
+      }
+      #expect(CSVFormatter.format(tally) == CSVFormatter.header + "\n" + rows.joined())
+      #expect(CSVFormatter.format(tally, export: "p,1") == rows.map { "\"p,1\"," + $0 }.joined())
+    }
+  }
+}
