@@ -383,9 +383,10 @@ struct SampleStore: Sendable {
     _ value: Double, kind: QuantityKind, _ out: inout UnsafeMutablePointer<UInt8>
   ) -> UInt8 {
     if value < 9_007_199_254_740_992, value.sign == .plus {
-      let integer = UInt64(value)
+      // In [0, 2^53): the signed conversions, one instruction each, are exact (the unsigned ones branch).
+      let integer = Int64(value)
       if Double(integer) == value {
-        Self.writeVarint(integer, &out)
+        Self.writeVarint(UInt64(bitPattern: integer), &out)
         return 0
       }
       if let (mantissa, scale) = decimal(value, kind: kind) {
@@ -438,7 +439,8 @@ struct SampleStore: Sendable {
     let scaled = factor == 0 ? value : value / Self.unitFactor(factor)
     // Below 2^53 / 10^9 every candidate mantissa is an exact double.
     guard scaled > 0, scaled < 9_007_199.254_740_992 else { return nil }
-    var mantissa = UInt64(scaled * 1e9 + 0.5)
+    // Below 2^63: the signed conversion is one instruction.
+    var mantissa = UInt64(bitPattern: Int64(scaled * 1e9 + 0.5))
     var k: UInt8 = 9
     // Strip trailing zeros: up to two steps of four, then two, then one.
     while k >= 4 && mantissa % 10_000 == 0 {
