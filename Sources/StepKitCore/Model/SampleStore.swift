@@ -389,9 +389,23 @@ struct SampleStore: Sendable {
         Self.writeVarint(UInt64(bitPattern: integer), &out)
         return 0
       }
+      // A run of decimals in one unit (distances) mostly keeps the scale of the one before: the
+      // digits at that scale, when they give exactly `value`, are the ones the search below would
+      // find and widen to it, for a multiply and a check instead of the search.
+      let previous = context.scale
+      if previous != 0xFF {
+        let factor = previous >> 4
+        let scaled = (factor == 0 ? value : value / Self.unitFactor(factor)) * Self.powerOfTen(previous & 15)
+        if scaled < 9_007_199_254_740_992 {
+          let mantissa = UInt64(bitPattern: Int64(scaled + 0.5))
+          if Self.decodeDecimal(mantissa, scale: previous) == value {
+            Self.writeVarint(mantissa, &out)
+            return 1
+          }
+        }
+      }
       if let (mantissa, scale) = decimal(value, kind: kind) {
         // The previous scale serves when it has at least as many digits and the same factor.
-        let previous = context.scale
         if previous != 0xFF, previous >> 4 == scale >> 4, previous & 15 >= scale & 15 {
           let widened = mantissa &* UInt64(Self.powerOfTen(previous & 15 - scale & 15))
           if widened < 9_007_199_254_740_992 {
