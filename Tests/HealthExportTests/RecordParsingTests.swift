@@ -59,7 +59,8 @@ struct RecordParsingTests {
     "Values parse exactly as Double(String) does",
     arguments: [
       "0", "812", "0.00288", "0.0059", "12.5", "-3", "1e-05", "1.5E3", "123456789012345678", "0.1",
-      "7.000000000000001",
+      "7.000000000000001", "-0", "-0.25", "00012", "0.000000000000001", "999999999999999",
+      "99999999999999999", "1234567890123456", "0.25974",
     ])
   func numbers(text: String) {
     var copy = text
@@ -67,7 +68,9 @@ struct RecordParsingTests {
     #expect(parsed == Double(text))
   }
 
-  @Test("Non-numbers are rejected", arguments: ["", "abc", "1,5", " 12", "12 ", "--1", "."])
+  @Test(
+    "Non-numbers are rejected",
+    arguments: ["", "abc", "1,5", " 12", "12 ", "--1", ".", "-", "1.2.3", "1-2", "-.", "1/2"])
   func nonNumbers(text: String) {
     var copy = text
     #expect(copy.withUTF8 { DecimalParser.parse($0) } == nil)

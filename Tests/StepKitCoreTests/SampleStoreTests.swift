@@ -170,6 +170,42 @@ struct SampleStoreTests {
     #expect(offsets == [0, 0, 0, 19_800, -34_200, 2047 * 60, -2047 * 60, 3660])
   }
 
+  @Test("Decimals read at the scale of the one before come back bit for bit, at its size")
+  func previousScale() {
+    // Each as the reader makes it: digits / 10^k * metres per unit. After the first of a unit,
+    // fewer digits fit the previous scale; more digits, another unit, or a value too large for
+    // the previous scale's mantissa do not.
+    let texts: [(digits: Double, k: Double, factor: Double)] = [
+      (25974, 5, 1000), (1, 1, 1000), (12345, 5, 1000), (999_999, 5, 1000), (1_234_567, 7, 1000),
+      (5, 2, 1609.344), (123, 3, 1609.344), (75, 1, 1), (7, 1, 1), (33, 2, 0.3048),
+      (8_999_999_999_999, 5, 1000), (9_007_199_254_740, 3, 1), (1, 9, 1000), (3, 1, 0.01),
+    ]
+    var log = SampleLog()
+    let origin = log.origin(source: "A", device: nil)!
+    var values: [Double] = []
+    for (index, text) in (texts + texts.reversed()).enumerated() {
+      let value = text.digits / pow(10, text.k) * text.factor
+      values.append(value)
+      log.append(
+        kind: .distance, startMs: Int64(index) * 1000, endMs: Int64(index) * 1000 + 1000, value: value,
+        utcOffsetSeconds: 0, origin: origin, userEntered: false)
+    }
+    var read: [UInt64] = []
+    log.forEachEntry { _, entry in read.append(entry.value.bitPattern) }
+    #expect(read == values.map(\.bitPattern))
+    // A run in one unit with no more digits than the first: a header, a start and a mantissa each.
+    var run = SampleLog()
+    let runOrigin = run.origin(source: "A", device: nil)!
+    for (index, digits) in [25974.0, 1, 12345, 401, 99999].enumerated() {
+      run.append(
+        kind: .distance, startMs: Int64(index) * 1000, endMs: Int64(index) * 1000 + 1000,
+        value: digits / 100_000 * 1000, utcOffsetSeconds: 0, origin: runOrigin, userEntered: false)
+    }
+    // The first sample: header, start, duration, scale byte and a 3-byte mantissa (7 bytes); the
+    // others: header, start and their mantissas of 1, 2, 2 and 3 bytes, with no scale byte (16).
+    #expect(run.storedSampleBytes - MemoryLayout<SampleStore.BlockInfo>.stride == 7 + 16)
+  }
+
   @Test("Export-shaped samples take under 6 bytes each")
   func compactness() {
     // Steps and distance pairs from a Watch and an iPhone, whole seconds,

@@ -16,29 +16,25 @@ enum DecimalParser {
   static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     let n = bytes.count
     guard n > 0, n <= 17, let p = bytes.baseAddress else { return slowParse(bytes) }
-    var i = 0
-    var negative = false
-    if p[0] == 45 {
-      negative = true
-      i = 1
-    }
+    let negative = p[0] == 45
+    let first = negative ? 1 : 0
+    // Seventeen digits at most: no wrapping below 2^64, so the loop carries no overflow checks.
     var mantissa: UInt64 = 0
-    var digits = 0
-    var fractionDigits = 0
-    var seenPoint = false
+    var point = -1
+    var i = first
     while i < n {
-      let c = p[i]
-      if c >= 48 && c <= 57 {
-        mantissa = mantissa * 10 + UInt64(c - 48)
-        digits += 1
-        if seenPoint { fractionDigits += 1 }
-      } else if c == 46 && !seenPoint {
-        seenPoint = true
+      let digit = p[i] &- 48
+      if digit < 10 {
+        mantissa = mantissa &* 10 &+ UInt64(digit)
+      } else if p[i] == 46 && point < 0 {
+        point = i
       } else {
         return slowParse(bytes)
       }
-      i += 1
+      i &+= 1
     }
+    let fractionDigits = point < 0 ? 0 : n &- 1 &- point
+    let digits = n &- first &- (point < 0 ? 0 : 1)
     guard digits > 0, digits <= 15 else { return slowParse(bytes) }
     var value = Double(mantissa)
     if fractionDigits > 0 { value /= powersOfTen[fractionDigits] }

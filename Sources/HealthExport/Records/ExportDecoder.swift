@@ -286,6 +286,40 @@ struct ExportDecoder: ~Copyable {
   private var nextLayoutSlot = 0
   private static let keptLayouts = 4
 
+  /// The attributes of a `<Record>`, in the order Apple's exports write
+  /// them, any of them left out: what ``recordLayout(present:)`` reads.
+  static let recordAttributeNames: [StaticString] = [
+    "type", "sourceName", "sourceVersion", "device", "unit", "creationDate", "startDate", "endDate", "value",
+  ]
+  /// ``recordAttributeNames``, for ``XMLScanner/readAttributes(expecting:first:)``.
+  private var recordAttributes = ExpectedAttributes(recordAttributeNames)
+  /// The last layout worked out from which of ``recordAttributes`` a record
+  /// has (`UInt32.max`: none yet).
+  private var expectedLayoutKey = UInt32.max
+  private var expectedLayout = RecordLayout()
+
+  /// The layout of a record that has the ``recordAttributeNames`` in
+  /// `present` (one bit per name), in that order, and no other attributes.
+  @inline(__always)
+  private mutating func recordLayout(present: UInt32) -> RecordLayout {
+    if present == expectedLayoutKey { return expectedLayout }
+    // The attribute of the name at bit `k` is the tag's `n`-th, `n` the names present before it.
+    func index(_ k: UInt32) -> Int {
+      present & (1 << k) == 0 ? -1 : (present & ((1 << k) - 1)).nonzeroBitCount
+    }
+    var layout = RecordLayout()
+    layout.type = index(0)
+    layout.sourceName = index(1)
+    layout.device = index(3)
+    layout.unit = index(4)
+    layout.startDate = index(6)
+    layout.endDate = index(7)
+    layout.value = index(8)
+    expectedLayoutKey = present
+    expectedLayout = layout
+    return layout
+  }
+
   /// The layout of the current start tag's attributes.
   @inline(__always)
   private mutating func recordLayout() -> RecordLayout {
@@ -349,8 +383,11 @@ struct ExportDecoder: ~Copyable {
     } else {
       return
     }
-    try scanner.readAttributes()
-    try decodeSample(kind: kind, layout: recordLayout())
+    if let present = try scanner.readAttributes(expecting: &recordAttributes, first: type) {
+      try decodeSample(kind: kind, layout: recordLayout(present: present))
+    } else {
+      try decodeSample(kind: kind, layout: recordLayout())
+    }
   }
 
   private mutating func decodeSample(kind: QuantityKind, layout: RecordLayout) throws {

@@ -118,6 +118,72 @@ struct TagName {
   }
 }
 
+/// The attribute names a kind of start tag is written with, in the order its
+/// writer always uses, any of them possibly left out: Apple writes every
+/// `<Record>` as `type`, `sourceName`, `sourceVersion`, `device`, `unit`,
+/// `creationDate`, `startDate`, `endDate`, `value`.
+///
+/// ``XMLScanner/readAttributes(expecting:first:)`` reads a tag written so with
+/// one compare per attribute. Each name remembers the lengths of the last
+/// two values read after it, where the value's closing quote is looked for first.
+struct ExpectedAttributes: ~Copyable {
+  /// The most names kept (one bit each in what a read reports).
+  static let maximumCount = 32
+
+  /// One expected attribute: the bytes before its value.
+  struct Name {
+    /// ` name="`, in the first ``length`` lanes.
+    var prefix: SIMD16<UInt8>
+    /// 0xFF in the first ``length`` lanes.
+    var mask: SIMD16<UInt8>
+    /// The prefix's length: the name's and three more.
+    var length: Int
+    /// The lengths of the last two different values read after this name
+    /// (records of two devices, or of steps and distance, alternate).
+    var valueLength = 0
+    var previousValueLength = 0
+
+    /// Whether the sixteen bytes `bytes` start with the prefix.
+    @inline(__always)
+    func matches(_ bytes: SIMD16<UInt8>) -> Bool {
+      ByteScanning.isZero((bytes ^ prefix) & mask)
+    }
+  }
+
+  /// How many names there are.
+  let count: Int
+  let names: UnsafeMutablePointer<Name>
+
+  /// The attribute names `names`, in order: each an ASCII XML name of at
+  /// most 13 bytes, so that ` name="` fits one 16-byte compare.
+  init(_ names: [StaticString]) {
+    precondition(names.count <= Self.maximumCount, "at most \(Self.maximumCount) expected attributes")
+    count = names.count
+    self.names = .allocate(capacity: max(names.count, 1))
+    for (index, name) in names.enumerated() {
+      let length = name.utf8CodeUnitCount + 3
+      precondition(length <= 16, "an expected attribute name has at most 13 bytes")
+      var bytes = [UInt8](repeating: 0, count: 16)
+      bytes[0] = ASCII.space
+      for offset in 0..<name.utf8CodeUnitCount {
+        let byte = name.utf8Start[offset]
+        precondition(
+          offset == 0 ? ByteScanning.isNameStart(byte) : ByteScanning.isNameByte(byte),
+          "an expected attribute name is an XML name")
+        precondition(byte < ASCII.firstNonASCII, "an expected attribute name is ASCII")
+        bytes[1 + offset] = byte
+      }
+      bytes[length - 2] = ASCII.equals
+      bytes[length - 1] = ASCII.quote
+      let prefix = bytes.withUnsafeBytes { $0.loadUnaligned(as: SIMD16<UInt8>.self) }
+      (self.names + index).initialize(
+        to: Name(prefix: prefix, mask: ByteScanning.firstLanes(length), length: length))
+    }
+  }
+
+  deinit { names.deallocate() }
+}
+
 /// Which templates a start tag's attributes matched, one way per position:
 /// two start tags with equal layouts have the same attribute names in the
 /// same order (templates are only replaced with a new ``epoch``).

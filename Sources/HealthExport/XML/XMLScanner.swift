@@ -450,6 +450,110 @@ struct XMLScanner: ~Copyable {
     _ = try lexAttributesOneByOne(from: start)
   }
 
+  /// Lexes the current start tag's attributes as ``readAttributes()`` does,
+  /// and tells whether they are some of `expected`'s names in its order.
+  ///
+  /// A tag whose attributes are each written ` name="value"` (one space
+  /// before, no space around `=`), with names from `expected` in its order
+  /// and its `>` or `/>` right after the last value, is read straight from
+  /// where its quotes lie: one compare per attribute for the bytes before the
+  /// value, and the value's closing quote looked for first where the last
+  /// value after the same name ended. When the quotes so found are all the
+  /// tag's quotes (counted when its end was found), no value holds another,
+  /// and the attributes are exactly the ones ``readAttributes()`` would lex.
+  /// Any other tag (another order or name, white space of another kind,
+  /// single quotes, a `<`) is read by ``readAttributes()``.
+  ///
+  /// - Parameters:
+  ///   - expected: The names, and where their values ended last.
+  ///   - first: The tag's first attribute when already read with
+  ///     ``expectedAttribute(_:at:)``; used only if its name is `expected`'s first.
+  /// - Returns: One bit per name of `expected` (bit `k` for name `k`), set for
+  ///   the names the tag has (attribute `i` is then the `i`-th name set), or
+  ///   `nil` when the tag is not written so and ``readAttributes()`` read it.
+  /// - Throws: ``HealthExportError/malformedXML(file:line:column:detail:)``.
+  @inline(__always)
+  mutating func readAttributes(expecting expected: inout ExpectedAttributes, first: XMLAttribute?) throws
+    -> UInt32?
+  {
+    if attributesPending, let present = lexExpectedAttributes(&expected, first: first) {
+      attributesPending = false
+      return present
+    }
+    try readAttributes()
+    return nil
+  }
+
+  /// The walk of ``readAttributes(expecting:first:)``; `nil` when the tag is
+  /// not written as it says.
+  @inline(__always)
+  private mutating func lexExpectedAttributes(_ expected: inout ExpectedAttributes, first: XMLAttribute?)
+    -> UInt32?
+  {
+    let quotes = pendingAttributes.quotes
+    // The tag's `>`, or the `/` of `/>`: the last value's quote comes right before it.
+    let stop = attributesEnd
+    let raw = UnsafeRawPointer(buffer)
+    let names = expected.names
+    let count = expected.count
+    var i = pendingAttributes.start
+    var slot = 0
+    var index = 0
+    var present: UInt32 = 0
+    if let first, first.nameStart &- 1 == i,
+      names[0].matches(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)),
+      first.valueStart &- i == names[0].length
+    {
+      attributeStorage.initialize(to: first)
+      present = 1
+      slot = 1
+      index = 1
+      i = first.valueEnd &+ 1
+    }
+    // Every read below starts before `stop`, inside the buffer: sixteen bytes reach into ``slack`` at most.
+    while i < stop {
+      let bytes = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+      while slot < count, !names[slot].matches(bytes) { slot &+= 1 }
+      guard slot < count else { return nil }
+      let name = names + slot
+      let valueStart = i &+ name.pointee.length
+      // The value's end is guessed from the last two values'. A guess that lands on the next
+      // attribute's opening quote is told by the `=` before it; any other wrong one leaves a quote
+      // uncounted, caught below.
+      @inline(__always) func isClose(_ close: Int) -> Bool {
+        close < stop && buffer[close] == ASCII.quote && buffer[close &- 1] != ASCII.equals
+      }
+      var close = valueStart &+ name.pointee.valueLength
+      if !isClose(close) {
+        let other = valueStart &+ name.pointee.previousValueLength
+        if isClose(other) {
+          close = other
+        } else {
+          guard let found = ByteScanning.findShort(ASCII.quote, in: buffer, from: valueStart, to: stop) else {
+            return nil
+          }
+          close = found
+        }
+        name.pointee.previousValueLength = name.pointee.valueLength
+        name.pointee.valueLength = close &- valueStart
+      }
+      // `index` <= `slot` < ``ExpectedAttributes/maximumCount``, within the storage's first capacity.
+      (attributeStorage + index).initialize(
+        to: XMLAttribute(
+          nameStart: i &+ 1, nameEnd: valueStart &- 2, nameHasSpaces: false, valueStart: valueStart,
+          valueEnd: close))
+      present |= 1 &<< UInt32(truncatingIfNeeded: slot)
+      slot &+= 1
+      index &+= 1
+      i = close &+ 1
+    }
+    // Two quotes found per attribute, in order: if they are all the tag's, no value holds one.
+    guard i == stop, quotes == 2 &* index else { return nil }
+    attributeCount = index
+    attributeLayout = nil
+    return present
+  }
+
   /// The fast walk of ``lexAttributes(from:)`` over `buffer[start ..< gt]`,
   /// which holds `quotes` double quotes and no `<`; `nil` when the tag is
   /// not written as the templates say.

@@ -445,14 +445,29 @@ struct SampleStore: Sendable {
     _ value: Double, kind: QuantityKind, _ out: inout UnsafeMutablePointer<UInt8>
   ) -> UInt8 {
     if value < 9_007_199_254_740_992, value.sign == .plus {
-      let integer = UInt64(value)
+      // In [0, 2^53): the signed conversions, one instruction each, are exact (the unsigned ones branch).
+      let integer = Int64(value)
       if Double(integer) == value {
-        Self.writeVarint(integer, &out)
+        Self.writeVarint(UInt64(bitPattern: integer), &out)
         return 0
+      }
+      // A run of decimals in one unit (distances) mostly keeps the scale of the one before: the
+      // digits at that scale, when they give exactly `value`, are the ones the search below would
+      // find and widen to it, for a multiply and a check instead of the search.
+      let previous = context.scale
+      if previous != 0xFF {
+        let factor = previous >> 4
+        let scaled = (factor == 0 ? value : value / Self.unitFactor(factor)) * Self.powerOfTen(previous & 15)
+        if scaled < 9_007_199_254_740_992 {
+          let mantissa = UInt64(bitPattern: Int64(scaled + 0.5))
+          if Self.decodeDecimal(mantissa, scale: previous) == value {
+            Self.writeVarint(mantissa, &out)
+            return 1
+          }
+        }
       }
       if let (mantissa, scale) = decimal(value, kind: kind) {
         // The previous scale serves when it has at least as many digits and the same factor.
-        let previous = context.scale
         if previous != 0xFF, previous >> 4 == scale >> 4, previous & 15 >= scale & 15 {
           let widened = mantissa &* UInt64(Self.powerOfTen(previous & 15 - scale & 15))
           if widened < 9_007_199_254_740_992 {
@@ -500,7 +515,8 @@ struct SampleStore: Sendable {
     let scaled = factor == 0 ? value : value / Self.unitFactor(factor)
     // Below 2^53 / 10^9 every candidate mantissa is an exact double.
     guard scaled > 0, scaled < 9_007_199.254_740_992 else { return nil }
-    var mantissa = UInt64(scaled * 1e9 + 0.5)
+    // Below 2^63: the signed conversion is one instruction.
+    var mantissa = UInt64(bitPattern: Int64(scaled * 1e9 + 0.5))
     var k: UInt8 = 9
     // Strip trailing zeros: up to two steps of four, then two, then one.
     while k >= 4 && mantissa % 10_000 == 0 {
