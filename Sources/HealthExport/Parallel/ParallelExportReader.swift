@@ -86,13 +86,34 @@ enum ParallelExportReader {
     let seams =
       [Int64(0)]
       + (try SeamFinder.seams(in: file, headerBytes: settings.headerBytes, chunkBytes: settings.chunkBytes))
-    guard seams.count > 1,
-      let header = scanHeader(file, entryName: entryName, to: seams[1], settings: settings)
-    else {
+    guard seams.count > 1 else {
       return try sequential(file, entryName: entryName, into: &log, progress: progress)
     }
-    run.stretches = seams.count
+    let stretches = FileStretches(file: file, seams: seams, threads: settings.threads)
+    return try join(
+      stretches, entryName: entryName, into: &log, settings: settings, progress: progress, run: &run)
+  }
+
+  /// Reads the XML that `stretches` cut into `log`: the header first, on the
+  /// calling thread, then every later stretch, scanned ahead or read here,
+  /// joined in order (see the type's description).
+  static func join(
+    _ stretches: some StretchSupply, entryName: String? = nil, into log: inout SampleLog,
+    settings: Settings, progress: (@Sendable (ExportProgress) -> Void)? = nil, run: inout Run
+  ) throws -> ExportInfo {
+    run = Run()
+    let size = stretches.expectedByteCount
+    guard stretches.hasStretch(1),
+      let header = scanHeader(
+        stretches.range(from: 0, toEnd: false, consuming: false), entryName: entryName,
+        settings: settings)
+    else {
+      return try ExportReader.read(
+        source: stretches.range(from: 0, toEnd: true, consuming: true), entryName: entryName, into: &log,
+        progress: progress)
+    }
     run.merged = 1
+    defer { run.stretches = stretches.knownCount }
 
     // Room for as many samples as the file can hold, as the sequential reader reserves.
     log.reserveCapacity(log.count + Int(clamping: size / ExportReader.bytesPerSmallestSample))
@@ -100,24 +121,15 @@ enum ParallelExportReader {
     var state = MergedState(info: header.info, linesBefore: header.lines)
     let context = header.context
 
-    let board = ChunkBoard(count: seams.count, window: settings.threads + 1)
-    var workers: [ProducerThread] = []
-    for _ in 0..<min(settings.threads, seams.count - 1) {
-      let job = Job(file: file, seams: seams, context: context, settings: settings, board: board)
-      guard let worker = ProducerThread({ job.run() }) else { break }
-      workers.append(worker)
-    }
-    defer {
-      board.cancel()
-      for worker in workers { worker.join() }
-    }
-    if workers.isEmpty { board.cancel() }
+    stretches.startScanning(context: context, settings: settings)
+    defer { stretches.stopScanning() }
 
     var lastProgress: UInt64 = 0
-    // The true state at `seams[index]` is known: top level, nothing unfinished.
+    // The true state at the start of stretch `index` is known: top level, nothing unfinished.
     var index = 1
-    while index < seams.count {
-      let chunk = workers.isEmpty ? nil : board.result(index)
+    while stretches.hasStretch(index) {
+      stretches.joined(before: index)
+      let chunk = stretches.result(index)
       // Merging must not run out of origin identifiers: the sequential reader
       // reports the record that would have; a repair does too.
       if let chunk, chunk.verified, log.origins.count + chunk.log.origins.count <= Int(UInt16.max) + 1 {
@@ -132,22 +144,27 @@ enum ParallelExportReader {
         index += 1
       } else {
         let (repaired, reportedEnd) = try repair(
-          file, seams: seams, from: index, context: context, state: &state, into: &log, board: board,
-          workers: !workers.isEmpty, progress: progress)
+          stretches, from: index, context: context, state: &state, into: &log, progress: progress)
         run.repairs += 1
         run.repairedStretches += repaired
         index += repaired
         // A repair that read to the end may have reported its own progress, the last report included.
-        if reportedEnd { return state.info }
+        if reportedEnd {
+          stretches.joined(before: index)
+          try stretches.verifyEnd()
+          return state.info
+        }
       }
       if let progress {
         let now = DispatchTime.now().uptimeNanoseconds
-        if index == seams.count || now &- lastProgress >= 100_000_000 {
+        if !stretches.hasStretch(index) || now &- lastProgress >= 100_000_000 {
           lastProgress = now
           progress(ExportProgress(bytesRead: state.info.xmlByteCount, totalBytes: size))
         }
       }
     }
+    stretches.joined(before: index)
+    try stretches.verifyEnd()
     return state.info
   }
 
@@ -182,20 +199,19 @@ enum ParallelExportReader {
   /// - Returns: How many stretches it covered, and whether it reported
   ///   progress to the end itself (it does when it starts as the last).
   private static func repair(
-    _ file: any RandomAccessByteSource, seams: [Int64], from index: Int, context: Context,
-    state: inout MergedState, into log: inout SampleLog, board: ChunkBoard, workers: Bool,
-    progress: (@Sendable (ExportProgress) -> Void)?
+    _ stretches: some StretchSupply, from index: Int, context: Context, state: inout MergedState,
+    into log: inout SampleLog, progress: (@Sendable (ExportProgress) -> Void)?
   ) throws -> (covered: Int, reportedEnd: Bool) {
     let resumption = ExportDecoder.Resumption(
       scan: XMLScanner.ResumePoint(
-        byteOffset: seams[index], linesBefore: state.linesBefore,
+        byteOffset: stretches.start(of: index), linesBefore: state.linesBefore,
         controlCharactersBefore: state.info.skippedControlCharacters, rootName: context.rootName,
         doctypeSeen: context.doctypeSeen, exportVersion: context.exportVersion),
       info: state.info, exportedAtMs: context.exportedAtMs, speculative: false)
     var next = index + 1
-    let toEnd = !workers || next == seams.count
-    let source = file.range(from: seams[index], to: toEnd ? nil : seams[next])
-    let total = file.byteCount
+    let toEnd = !stretches.scansAhead || stretches.isKnownLast(index)
+    let source = stretches.range(from: index, toEnd: toEnd, consuming: true)
+    let total = stretches.expectedByteCount
     var decoder = ExportDecoder(
       source: source, resuming: resumption, stopsAtSeam: !toEnd,
       progress: toEnd
@@ -211,18 +227,23 @@ enum ParallelExportReader {
       case .finished:
         state.info = decoder.info
         state.linesBefore = decoder.scannerResumePoint.linesBefore
-        return (seams.count - index, toEnd && progress != nil)
+        return (stretches.knownCount - index, toEnd && progress != nil)
       case .seam(let clean):
-        if clean && decoder.exportDateMilliseconds == context.exportedAtMs {
+        // A stretch not known to be the last when the range was made may turn out to be.
+        let more = stretches.hasStretch(next)
+        let sameDate = decoder.exportDateMilliseconds == context.exportedAtMs
+        if clean && more && sameDate {
           state.info = decoder.info
           state.linesBefore = decoder.scannerResumePoint.linesBefore
           return (next - index, false)
         }
         // The stretch from `next` on was scanned from a wrong guess: read it too.
-        _ = board.result(next)
-        next += 1
-        let last = next == seams.count || decoder.exportDateMilliseconds != context.exportedAtMs
-        source.extend(to: last ? nil : seams[next])
+        if more {
+          stretches.discard(next)
+          next += 1
+        }
+        let last = !more || stretches.isKnownLast(next - 1) || !sameDate
+        source.extend(to: last ? nil : stretches.end(of: next - 1))
         decoder.readPastRangeEnd(stopsAtSeam: !last)
       }
     }
@@ -257,14 +278,14 @@ enum ParallelExportReader {
     var context: Context
   }
 
-  /// Scans `[0, end)` as the start of the XML; `nil` when it did not end
-  /// cleanly at `end` (the sequential reader then reads the whole file).
+  /// Scans `source`, the first stretch, as the start of the XML; `nil` when
+  /// it did not end cleanly at its end (the sequential reader then reads the
+  /// whole file).
   private static func scanHeader(
-    _ file: any RandomAccessByteSource, entryName: String?, to end: Int64, settings: Settings
+    _ source: any ByteRangeSource, entryName: String?, settings: Settings
   ) -> Header? {
     var decoder = ExportDecoder(
-      source: file.range(from: 0, to: end), resuming: nil, stopsAtSeam: true,
-      bufferBytes: settings.bufferBytes)
+      source: source, resuming: nil, stopsAtSeam: true, bufferBytes: settings.bufferBytes)
     guard case .seam(clean: true)? = try? decoder.step() else { return nil }
     var info = decoder.info
     info.xmlEntryName = entryName
@@ -282,6 +303,17 @@ enum ParallelExportReader {
     let isLast = index == seams.count - 1
     let start = seams[index]
     let end = isLast ? nil : seams[index + 1]
+    return scanChunk(
+      file.range(from: start, to: end), from: start, byteCount: (end ?? file.byteCount) - start,
+      isLast: isLast, context: context, settings: settings)
+  }
+
+  /// Scans `source`, a stretch starting at offset `start` and `byteCount`
+  /// bytes long (the last one when `isLast`), speculatively.
+  static func scanChunk(
+    _ source: any ByteRangeSource, from start: Int64, byteCount: Int64, isLast: Bool, context: Context,
+    settings: Settings
+  ) -> Chunk {
     let resumption = ExportDecoder.Resumption(
       scan: XMLScanner.ResumePoint(
         byteOffset: start, linesBefore: 0, controlCharactersBefore: 0, rootName: context.rootName,
@@ -289,10 +321,8 @@ enum ParallelExportReader {
       info: ExportInfo(fileName: context.fileName, xmlEntryName: context.entryName),
       exportedAtMs: context.exportedAtMs, speculative: true)
     var decoder = ExportDecoder(
-      source: file.range(from: start, to: end), resuming: resumption, stopsAtSeam: !isLast,
-      bufferBytes: settings.bufferBytes)
-    let length = (end ?? file.byteCount) - start
-    decoder.log.reserveCapacity(Int(clamping: length / ExportReader.bytesPerSmallestSample))
+      source: source, resuming: resumption, stopsAtSeam: !isLast, bufferBytes: settings.bufferBytes)
+    decoder.log.reserveCapacity(Int(clamping: byteCount / ExportReader.bytesPerSmallestSample))
     var verified = false
     do {
       switch try decoder.step() {
@@ -314,33 +344,6 @@ enum ParallelExportReader {
   ) throws -> ExportInfo {
     try ExportReader.read(
       source: file.range(from: 0, to: nil), entryName: entryName, into: &log, progress: progress)
-  }
-
-  /// One worker thread: scans stretches the board hands out until none are left.
-  private final class Job: Sendable {
-    let file: any RandomAccessByteSource
-    let seams: [Int64]
-    let context: Context
-    let settings: Settings
-    let board: ChunkBoard
-
-    init(
-      file: any RandomAccessByteSource, seams: [Int64], context: Context, settings: Settings,
-      board: ChunkBoard
-    ) {
-      self.file = file
-      self.seams = seams
-      self.context = context
-      self.settings = settings
-      self.board = board
-    }
-
-    func run() {
-      while let index = board.take() {
-        board.deliver(
-          index, scanChunk(file, seams: seams, index: index, context: context, settings: settings))
-      }
-    }
   }
 }
 
