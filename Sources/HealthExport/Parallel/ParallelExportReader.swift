@@ -212,9 +212,11 @@ enum ParallelExportReader {
     let toEnd = !stretches.scansAhead || stretches.isKnownLast(index)
     let source = stretches.range(from: index, toEnd: toEnd, consuming: true)
     let total = stretches.expectedByteCount
+    // A repair that may read on to the end reports progress as it goes.
+    let reports = toEnd || stretches.readsOnItself
     var decoder = ExportDecoder(
       source: source, resuming: resumption, stopsAtSeam: !toEnd,
-      progress: toEnd
+      progress: reports
         ? progress.map { report in
           { @Sendable in report(ExportProgress(bytesRead: $0.bytesRead, totalBytes: total)) }
         } : nil)
@@ -227,17 +229,17 @@ enum ParallelExportReader {
       case .finished:
         state.info = decoder.info
         state.linesBefore = decoder.scannerResumePoint.linesBefore
-        return (stretches.knownCount - index, toEnd && progress != nil)
+        return (stretches.knownCount - index, reports && progress != nil)
       case .seam(let clean):
         // A stretch not known to be the last when the range was made may turn out to be.
         let more = stretches.hasStretch(next)
         let sameDate = decoder.exportDateMilliseconds == context.exportedAtMs
-        if clean && more && sameDate {
+        if clean && more && sameDate && !stretches.claimForReading(next) {
           state.info = decoder.info
           state.linesBefore = decoder.scannerResumePoint.linesBefore
           return (next - index, false)
         }
-        // The stretch from `next` on was scanned from a wrong guess: read it too.
+        // The stretch from `next` on was scanned from a wrong guess, or not at all: read it too.
         if more {
           stretches.discard(next)
           next += 1

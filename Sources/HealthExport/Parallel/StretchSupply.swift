@@ -33,6 +33,12 @@ protocol StretchSupply: AnyObject {
   /// Stretch `index` as scanned ahead (waiting for it), or `nil` when nobody
   /// scanned it: the joining thread then reads it itself.
   func result(_ index: Int) -> ParallelExportReader.Chunk?
+  /// Whether the joining thread, having read up to stretch `index` at top
+  /// level, reads on into it because nobody scans it ahead (which it then
+  /// never will): one scan goes on instead of a new one starting.
+  func claimForReading(_ index: Int) -> Bool
+  /// Whether ``claimForReading(_:)`` may let a repair read on past clean seams.
+  var readsOnItself: Bool { get }
   /// Stretch `index`'s result will not be used (a repair reads it).
   func discard(_ index: Int)
   /// Every stretch before `index` is joined and will not be read again.
@@ -94,6 +100,8 @@ final class FileStretches: StretchSupply {
     return board.result(index)
   }
 
+  func claimForReading(_ index: Int) -> Bool { false }
+  var readsOnItself: Bool { false }
   func discard(_ index: Int) { _ = result(index) }
   func joined(before index: Int) {}
   func verifyEnd() throws {}
