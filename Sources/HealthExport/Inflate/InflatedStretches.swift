@@ -39,8 +39,10 @@ final class InflatedStretches: StretchSupply {
     case never
   }
 
-  /// Room in front of each buffer for the bytes before it.
-  static let headroom = 64 << 10
+  /// Room in front of each buffer for the bytes before it: 4 KiB, several
+  /// times a record's tag. A scanner joins a longer token across two buffers
+  /// in a buffer of its own; every KiB more is copied twice per stretch.
+  static let headroom = 4 << 10
 
   private let ring: StretchRing
   private let producer: ProducerThread
@@ -241,9 +243,10 @@ final class StretchRing: @unchecked Sendable {
   }
 
   /// Where to end a full buffer of `count` bytes: at the first candidate seam
-  /// in its last few KiB (or, failing that, its last `cutWindow`), else at its end.
+  /// in its last KiB (or, failing that, its last 4 KiB or `cutWindow`), else
+  /// at its end. The bytes after the cut are copied to the next buffer.
   private func cut(_ data: UnsafeMutablePointer<UInt8>, count: Int) -> (Int, Bool) {
-    for window in [min(4096, cutWindow), cutWindow] where window < count {
+    for window in [min(1024, cutWindow), min(4096, cutWindow), cutWindow] where window < count {
       let from = count - window
       // The byte before `from` must be the newline.
       let bytes = UnsafeBufferPointer(start: data + from - 1, count: window + 1)
