@@ -99,7 +99,7 @@ public enum ExportReader {
   /// which the inflating thread helps to scan when scanning is the slower side.
   static func readStretched(
     _ archive: ZipArchive, _ entry: ZipEntry, into log: inout SampleLog, threads: Int,
-    stretchBytes: Int = 512 << 10, stretchCount: Int = 8, engine: InflateEngine = .preferred,
+    stretchBytes: Int = 2 << 20, stretchCount: Int = 4, engine: InflateEngine = .preferred,
     helping: InflatedStretches.Helping = .whenIdle, progress: (@Sendable (ExportProgress) -> Void)? = nil,
     run: inout ParallelExportReader.Run, scannedByInflater: inout Int
   ) throws -> ExportInfo {

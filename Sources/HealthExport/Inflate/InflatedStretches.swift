@@ -53,15 +53,15 @@ final class InflatedStretches: StretchSupply {
   ///   - archive: The archive holding the entry.
   ///   - entry: The entry to read.
   ///   - stretchBytes: Bytes per buffer, so about per stretch (at least 256;
-  ///     tests use tiny ones). 512 KiB measured faster than 2 MiB, whose
-  ///     bytes the scanning core no longer finds in the inflating core's cache.
+  ///     tests use tiny ones). Each stretch the inflating thread scans costs
+  ///     a decoder of its own: 2 MiB ones measured faster than 512 KiB ones.
   ///   - stretchCount: Buffers in the ring (at least 2).
   ///   - engine: The deflate implementation to inflate with.
   ///   - helping: When the inflating thread scans stretches.
   /// - Throws: What ``ZipEntryReader/init(archive:entry:verifiesChecksum:inputChunkSize:engine:)``
   ///   throws; later errors arrive through the stretches.
   init(
-    archive: ZipArchive, entry: ZipEntry, stretchBytes: Int = 512 << 10, stretchCount: Int = 8,
+    archive: ZipArchive, entry: ZipEntry, stretchBytes: Int = 2 << 20, stretchCount: Int = 4,
     engine: InflateEngine = .preferred, helping: Helping = .whenIdle
   ) throws {
     let reader = try ZipEntryReader(archive: archive, entry: entry, verifiesChecksum: false, engine: engine)
