@@ -77,7 +77,7 @@ struct InflatedStretchTests {
   }
 
   /// Checks every shape, helping and engine against the one-thread read of `zip`.
-  /// - Returns: Stretches scanned by the inflating thread and stretches merged as scanned ahead.
+  /// - Returns: With `.always`, stretches scanned by the inflating thread and merged as scanned.
   @discardableResult
   static func expectSameResults(
     _ zip: [UInt8], name: String, shapes: [(Int, Int)] = shapes,
@@ -95,8 +95,11 @@ struct InflatedStretchTests {
             read.outcome == expected, "\(name): \(bytes) × \(count), \(engine), \(helping)",
             sourceLocation: sourceLocation)
           if helping == .never { #expect(read.scannedByInflater == 0, sourceLocation: sourceLocation) }
-          scanned += read.scannedByInflater
-          merged += max(read.run.merged - 1, 0)
+          // `.always` is the helping whose counts do not depend on timing.
+          if helping == .always {
+            scanned += read.scannedByInflater
+            merged += max(read.run.merged - 1, 0)
+          }
         }
       }
     }
@@ -114,8 +117,8 @@ struct InflatedStretchTests {
       merged += counts.merged
     }
     // The inflating thread really scanned stretches, and they were joined as it scanned them.
-    #expect(scanned > 100)
-    #expect(merged > 100)
+    #expect(scanned > 50)
+    #expect(merged > 50)
   }
 
   @Test("The generator's output of both shapes reads as front to back", arguments: ["watch", "dense"])
