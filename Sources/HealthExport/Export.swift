@@ -60,9 +60,12 @@ public enum ExportReader {
   /// stretch before it must have ended exactly there, between two top-level
   /// elements), and anything doubtful is read front to back instead, so the
   /// samples, the counts, the invalid-record report and any error (with its
-  /// line and column) are the same as with one thread. A zip entry, standard
-  /// input, bytes in memory and small files are always read on one thread
-  /// (a zip entry's inflation runs on a thread of its own).
+  /// line and column) are the same as with one thread. A zip entry of a few
+  /// MiB or more inflates on a thread of its own into stretches cut the same
+  /// way, and that thread also scans stretches whenever it has nothing to
+  /// inflate into (scanning is then the slower side), with the same checks.
+  /// Standard input, bytes in memory and small files are read on one thread
+  /// (a small zip entry's inflation still runs on a thread of its own).
   ///
   /// - Parameters:
   ///   - input: The file, standard input, or bytes to read.
@@ -83,7 +86,42 @@ public enum ExportReader {
       let settings = ParallelExportReader.Settings.automatic(threads: threads, byteCount: file.byteCount)
       return try ParallelExportReader.read(file, into: &log, settings: settings, progress: progress)
     }
-    return try read(source: opened.source, entryName: opened.entryName, into: &log, progress: progress)
+    if threads > 1, let (archive, entry) = opened.zip, entry.uncompressedSize >= minimumStretchedEntryBytes {
+      return try readStretched(archive, entry, into: &log, threads: threads, progress: progress)
+    }
+    return try read(source: opened.source(), entryName: opened.entryName, into: &log, progress: progress)
+  }
+
+  /// Zip entries smaller than this are scanned on one thread while they inflate on another.
+  static let minimumStretchedEntryBytes: Int64 = 4 << 20
+
+  /// Reads a zip entry cut into stretches as it inflates (``InflatedStretches``),
+  /// which the inflating thread helps to scan when scanning is the slower side.
+  static func readStretched(
+    _ archive: ZipArchive, _ entry: ZipEntry, into log: inout SampleLog, threads: Int,
+    stretchBytes: Int = 2 << 20, stretchCount: Int = 4, engine: InflateEngine = .preferred,
+    helping: InflatedStretches.Helping = .whenIdle, progress: (@Sendable (ExportProgress) -> Void)? = nil,
+    run: inout ParallelExportReader.Run, scannedByInflater: inout Int
+  ) throws -> ExportInfo {
+    let stretches = try InflatedStretches(
+      archive: archive, entry: entry, stretchBytes: stretchBytes, stretchCount: stretchCount, engine: engine,
+      helping: helping)
+    defer { scannedByInflater = stretches.stretchesScannedByInflater }
+    let settings = ParallelExportReader.Settings.automatic(
+      threads: threads, byteCount: entry.uncompressedSize)
+    return try ParallelExportReader.join(
+      stretches, entryName: entry.name, into: &log, settings: settings, progress: progress, run: &run)
+  }
+
+  private static func readStretched(
+    _ archive: ZipArchive, _ entry: ZipEntry, into log: inout SampleLog, threads: Int,
+    progress: (@Sendable (ExportProgress) -> Void)?
+  ) throws -> ExportInfo {
+    var run = ParallelExportReader.Run()
+    var scanned = 0
+    return try readStretched(
+      archive, entry, into: &log, threads: threads, progress: progress, run: &run, scannedByInflater: &scanned
+    )
   }
 
   /// How many threads ``read(_:into:progress:)`` scans an `export.xml` on:
@@ -107,7 +145,8 @@ public enum ExportReader {
     in input: ExportInput, types: Set<String>?, _ body: (ExportRecord) throws -> Void
   ) throws {
     let opened = try open(input)
-    var decoder = ExportDecoder(source: opened.source, mode: .records(types), xmlEntryName: opened.entryName)
+    var decoder = ExportDecoder(
+      source: try opened.source(), mode: .records(types), xmlEntryName: opened.entryName)
     while case .record(let record) = try decoder.step() {
       try body(record)
     }
@@ -199,10 +238,30 @@ public enum ExportReader {
 
   /// A source to scan and the zip entry it reads, if any.
   private struct Opened {
-    var source: any ByteChunkSource
+    /// The XML, unless it is a zip entry.
+    var xml: (any ByteChunkSource)?
     var entryName: String?
     /// The file itself, when it is a regular file of XML (which may be read in parallel).
     var file: FileByteSource?
+    /// The archive and the entry holding the XML, not yet inflating.
+    var zip: (archive: ZipArchive, entry: ZipEntry)?
+
+    init(source: any ByteChunkSource, file: FileByteSource? = nil) {
+      xml = source
+      self.file = file
+    }
+
+    init(archive: ZipArchive, entry: ZipEntry) {
+      zip = (archive, entry)
+      entryName = entry.name
+    }
+
+    /// The XML's bytes front to back (a zip entry starts inflating on a thread of its own).
+    func source() throws -> any ByteChunkSource {
+      if let xml { return xml }
+      guard let (archive, entry) = zip else { preconditionFailure("an opened input is XML or a zip entry") }
+      return try ZipEntryChunkSource(archive: archive, entry: entry)
+    }
   }
 
   /// Decides by content; the name only picks the error for unreadable bytes.
@@ -223,6 +282,6 @@ public enum ExportReader {
 
   private static func openZip(_ archive: ZipArchive) throws -> Opened {
     let entry = try HealthXMLLocator.healthExportEntry(in: archive)
-    return Opened(source: try ZipEntryChunkSource(archive: archive, entry: entry), entryName: entry.name)
+    return Opened(archive: archive, entry: entry)
   }
 }

@@ -68,6 +68,8 @@ final class ZipEntryReader {
 
   /// Bytes delivered so far.
   var bytesProduced: Int64 { produced }
+  /// Whether the entry's last byte was delivered (and its size verified).
+  var isFinished: Bool { ended }
 
   /// Fills `buffer` with the next bytes; returns how many, filling it
   /// completely except at the end (0 once the entry is done and verified).

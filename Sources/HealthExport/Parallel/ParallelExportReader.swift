@@ -97,15 +97,34 @@ enum ParallelExportReader {
       + (try SeamFinder.seams(
         in: file, headerBytes: settings.headerBytes, chunkBytes: settings.chunkBytes,
         smallestChunkBytes: settings.smallestChunkBytes, threads: settings.threads))
-    guard seams.count > 1,
-      let header = scanHeader(
-        file, entryName: entryName, to: seams[1], origins: SampleLog(numberingOriginsAs: log),
-        settings: settings)
-    else {
+    guard seams.count > 1 else {
       return try sequential(file, entryName: entryName, into: &log, progress: progress)
     }
-    run.stretches = seams.count
+    let stretches = FileStretches(file: file, seams: seams, threads: settings.threads)
+    return try join(
+      stretches, entryName: entryName, into: &log, settings: settings, progress: progress, run: &run)
+  }
+
+  /// Reads the XML that `stretches` cut into `log`: the header first, on the
+  /// calling thread, then every later stretch, scanned ahead or read here,
+  /// joined in order (see the type's description).
+  static func join(
+    _ stretches: some StretchSupply, entryName: String? = nil, into log: inout SampleLog,
+    settings: Settings, progress: (@Sendable (ExportProgress) -> Void)? = nil, run: inout Run
+  ) throws -> ExportInfo {
+    run = Run()
+    let size = stretches.expectedByteCount
+    guard stretches.hasStretch(1),
+      let header = scanHeader(
+        stretches.range(from: 0, toEnd: false, consuming: false), entryName: entryName,
+        origins: SampleLog(numberingOriginsAs: log), settings: settings)
+    else {
+      return try ExportReader.read(
+        source: stretches.range(from: 0, toEnd: true, consuming: true), entryName: entryName, into: &log,
+        progress: progress)
+    }
     run.merged = 1
+    defer { run.stretches = stretches.knownCount }
 
     // Room for as many samples as the file can hold, as the sequential reader reserves.
     log.reserveCapacity(log.count + Int(clamping: size / ExportReader.bytesPerSmallestSample))
@@ -114,24 +133,15 @@ enum ParallelExportReader {
     var context = header.context
     context.origins = SampleLog(numberingOriginsAs: log)
 
-    let board = ChunkBoard(count: seams.count, window: settings.threads + 1, origins: context.origins)
-    var workers: [ProducerThread] = []
-    for _ in 0..<min(settings.threads, seams.count - 1) {
-      let job = Job(file: file, seams: seams, context: context, settings: settings, board: board)
-      guard let worker = ProducerThread({ job.run() }) else { break }
-      workers.append(worker)
-    }
-    defer {
-      board.cancel()
-      for worker in workers { worker.join() }
-    }
-    if workers.isEmpty { board.cancel() }
+    stretches.startScanning(context: context, settings: settings)
+    defer { stretches.stopScanning() }
 
     var lastProgress: UInt64 = 0
-    // The true state at `seams[index]` is known: top level, nothing unfinished.
+    // The true state at the start of stretch `index` is known: top level, nothing unfinished.
     var index = 1
-    while index < seams.count {
-      let chunk = workers.isEmpty ? nil : board.result(index)
+    while stretches.hasStretch(index) {
+      stretches.joined(before: index)
+      let chunk = stretches.result(index)
       // Merging must not run out of origin identifiers: the sequential reader
       // reports the record that would have; a repair does too.
       if let chunk, chunk.verified,
@@ -147,26 +157,31 @@ enum ParallelExportReader {
         run.merged += 1
         index += 1
         // Origins first seen in it: the stretches handed out from now on number them as the log does.
-        board.publishOrigins(of: log)
+        stretches.publishOrigins(of: log)
       } else {
-        defer { board.publishOrigins(of: log) }
+        defer { stretches.publishOrigins(of: log) }
         let (repaired, reportedEnd) = try repair(
-          file, seams: seams, from: index, context: context, state: &state, into: &log, board: board,
-          workers: !workers.isEmpty, progress: progress)
+          stretches, from: index, context: context, state: &state, into: &log, progress: progress)
         run.repairs += 1
         run.repairedStretches += repaired
         index += repaired
         // A repair that read to the end may have reported its own progress, the last report included.
-        if reportedEnd { return state.info }
+        if reportedEnd {
+          stretches.joined(before: index)
+          try stretches.verifyEnd()
+          return state.info
+        }
       }
       if let progress {
         let now = DispatchTime.now().uptimeNanoseconds
-        if index == seams.count || now &- lastProgress >= 100_000_000 {
+        if !stretches.hasStretch(index) || now &- lastProgress >= 100_000_000 {
           lastProgress = now
           progress(ExportProgress(bytesRead: state.info.xmlByteCount, totalBytes: size))
         }
       }
     }
+    stretches.joined(before: index)
+    try stretches.verifyEnd()
     return state.info
   }
 
@@ -201,23 +216,24 @@ enum ParallelExportReader {
   /// - Returns: How many stretches it covered, and whether it reported
   ///   progress to the end itself (it does when it starts as the last).
   private static func repair(
-    _ file: any RandomAccessByteSource, seams: [Int64], from index: Int, context: Context,
-    state: inout MergedState, into log: inout SampleLog, board: ChunkBoard, workers: Bool,
-    progress: (@Sendable (ExportProgress) -> Void)?
+    _ stretches: some StretchSupply, from index: Int, context: Context, state: inout MergedState,
+    into log: inout SampleLog, progress: (@Sendable (ExportProgress) -> Void)?
   ) throws -> (covered: Int, reportedEnd: Bool) {
     let resumption = ExportDecoder.Resumption(
       scan: XMLScanner.ResumePoint(
-        byteOffset: seams[index], linesBefore: state.linesBefore,
+        byteOffset: stretches.start(of: index), linesBefore: state.linesBefore,
         controlCharactersBefore: state.info.skippedControlCharacters, rootName: context.rootName,
         doctypeSeen: context.doctypeSeen, exportVersion: context.exportVersion),
       info: state.info, exportedAtMs: context.exportedAtMs, speculative: false)
     var next = index + 1
-    let toEnd = !workers || next == seams.count
-    let source = file.range(from: seams[index], to: toEnd ? nil : seams[next])
-    let total = file.byteCount
+    let toEnd = !stretches.scansAhead || stretches.isKnownLast(index)
+    let source = stretches.range(from: index, toEnd: toEnd, consuming: true)
+    let total = stretches.expectedByteCount
+    // A repair that may read on to the end reports progress as it goes.
+    let reports = toEnd || stretches.readsOnItself
     var decoder = ExportDecoder(
       source: source, resuming: resumption, stopsAtSeam: !toEnd,
-      progress: toEnd
+      progress: reports
         ? progress.map { report in
           { @Sendable in report(ExportProgress(bytesRead: $0.bytesRead, totalBytes: total)) }
         } : nil)
@@ -230,18 +246,23 @@ enum ParallelExportReader {
       case .finished:
         state.info = decoder.info
         state.linesBefore = decoder.scannerResumePoint.linesBefore
-        return (seams.count - index, toEnd && progress != nil)
+        return (stretches.knownCount - index, reports && progress != nil)
       case .seam(let clean):
-        if clean && decoder.exportDateMilliseconds == context.exportedAtMs {
+        // A stretch not known to be the last when the range was made may turn out to be.
+        let more = stretches.hasStretch(next)
+        let sameDate = decoder.exportDateMilliseconds == context.exportedAtMs
+        if clean && more && sameDate && !stretches.claimForReading(next) {
           state.info = decoder.info
           state.linesBefore = decoder.scannerResumePoint.linesBefore
           return (next - index, false)
         }
-        // The stretch from `next` on was scanned from a wrong guess: read it too.
-        _ = board.result(next)
-        next += 1
-        let last = next == seams.count || decoder.exportDateMilliseconds != context.exportedAtMs
-        source.extend(to: last ? nil : seams[next])
+        // The stretch from `next` on was scanned from a wrong guess, or not at all: read it too.
+        if more {
+          stretches.discard(next)
+          next += 1
+        }
+        let last = !more || stretches.isKnownLast(next - 1) || !sameDate
+        source.extend(to: last ? nil : stretches.end(of: next - 1))
         decoder.readPastRangeEnd(stopsAtSeam: !last)
       }
     }
@@ -281,15 +302,14 @@ enum ParallelExportReader {
     var context: Context
   }
 
-  /// Scans `[0, end)` as the start of the XML; `nil` when it did not end
-  /// cleanly at `end` (the sequential reader then reads the whole file).
+  /// Scans `source`, the first stretch, as the start of the XML; `nil` when
+  /// it did not end cleanly at its end (the sequential reader then reads the
+  /// whole file).
   private static func scanHeader(
-    _ file: any RandomAccessByteSource, entryName: String?, to end: Int64, origins: SampleLog,
-    settings: Settings
+    _ source: any ByteRangeSource, entryName: String?, origins: SampleLog, settings: Settings
   ) -> Header? {
     var decoder = ExportDecoder(
-      source: file.range(from: 0, to: end), resuming: nil, stopsAtSeam: true,
-      bufferBytes: settings.bufferBytes)
+      source: source, resuming: nil, stopsAtSeam: true, bufferBytes: settings.bufferBytes)
     decoder.log = origins
     guard case .seam(clean: true)? = try? decoder.step() else { return nil }
     var info = decoder.info
@@ -308,6 +328,17 @@ enum ParallelExportReader {
     let isLast = index == seams.count - 1
     let start = seams[index]
     let end = isLast ? nil : seams[index + 1]
+    return scanChunk(
+      file.range(from: start, to: end), from: start, byteCount: (end ?? file.byteCount) - start,
+      isLast: isLast, context: context, settings: settings)
+  }
+
+  /// Scans `source`, a stretch starting at offset `start` and `byteCount`
+  /// bytes long (the last one when `isLast`), speculatively.
+  static func scanChunk(
+    _ source: any ByteRangeSource, from start: Int64, byteCount: Int64, isLast: Bool, context: Context,
+    settings: Settings
+  ) -> Chunk {
     let resumption = ExportDecoder.Resumption(
       scan: XMLScanner.ResumePoint(
         byteOffset: start, linesBefore: 0, controlCharactersBefore: 0, rootName: context.rootName,
@@ -315,11 +346,9 @@ enum ParallelExportReader {
       info: ExportInfo(fileName: context.fileName, xmlEntryName: context.entryName),
       exportedAtMs: context.exportedAtMs, speculative: true)
     var decoder = ExportDecoder(
-      source: file.range(from: start, to: end), resuming: resumption, stopsAtSeam: !isLast,
-      bufferBytes: settings.bufferBytes)
+      source: source, resuming: resumption, stopsAtSeam: !isLast, bufferBytes: settings.bufferBytes)
     decoder.log = context.origins
-    let length = (end ?? file.byteCount) - start
-    decoder.log.reserveCapacity(Int(clamping: length / ExportReader.bytesPerSmallestSample))
+    decoder.log.reserveCapacity(Int(clamping: byteCount / ExportReader.bytesPerSmallestSample))
     var verified = false
     do {
       switch try decoder.step() {
@@ -342,35 +371,6 @@ enum ParallelExportReader {
   ) throws -> ExportInfo {
     try ExportReader.read(
       source: file.range(from: 0, to: nil), entryName: entryName, into: &log, progress: progress)
-  }
-
-  /// One worker thread: scans stretches the board hands out until none are left.
-  private final class Job: Sendable {
-    let file: any RandomAccessByteSource
-    let seams: [Int64]
-    let context: Context
-    let settings: Settings
-    let board: ChunkBoard
-
-    init(
-      file: any RandomAccessByteSource, seams: [Int64], context: Context, settings: Settings,
-      board: ChunkBoard
-    ) {
-      self.file = file
-      self.seams = seams
-      self.context = context
-      self.settings = settings
-      self.board = board
-    }
-
-    func run() {
-      while let (index, origins) = board.take() {
-        var context = context
-        context.origins = origins
-        board.deliver(
-          index, scanChunk(file, seams: seams, index: index, context: context, settings: settings))
-      }
-    }
   }
 }
 

@@ -71,7 +71,7 @@ enum SeamFinder {
 
   /// The index just after the first newline before `last` that starts a
   /// candidate record line among `bytes[0 ..< count]`.
-  private static func seam(in bytes: UnsafeBufferPointer<UInt8>, count: Int, before last: Int) -> Int? {
+  static func seam(in bytes: UnsafeBufferPointer<UInt8>, count: Int, before last: Int) -> Int? {
     guard let base = bytes.baseAddress else { return nil }
     var i = 0
     while i < last {
