@@ -165,3 +165,26 @@ private struct SplitMix64: RandomNumberGenerator {
     return z ^ (z >> 31)
   }
 }
+
+/// ``ByteScanning/equal(_:_:count:)`` gathers a long span's differences
+/// before one test; a single differing byte anywhere must still tell.
+@Suite("Comparing bytes in words and vectors")
+struct ByteEqualityTests {
+  @Test("equal spans are equal and one differing byte at any position is not", arguments: Array(1...80))
+  func oneDifference(_ count: Int) {
+    let a = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+    a.withUnsafeBufferPointer { x in
+      var b = a
+      b.withUnsafeBufferPointer { y in
+        #expect(ByteScanning.equal(x.baseAddress!, y.baseAddress!, count: count))
+      }
+      for position in 0..<count {
+        b = a
+        b[position] ^= 0x01
+        b.withUnsafeBufferPointer { y in
+          #expect(!ByteScanning.equal(x.baseAddress!, y.baseAddress!, count: count), "byte \(position)")
+        }
+      }
+    }
+  }
+}
