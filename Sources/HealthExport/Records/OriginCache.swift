@@ -46,6 +46,15 @@ struct OriginCache {
   @inline(__always)
   mutating func find(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?) -> OriginID? {
     if let device, let origin = recent(source, device) { return origin }
+    return findKeyed(source: source, device: device)
+  }
+
+  /// ``find(source:device:)`` by the device's key: with the last two
+  /// origins, then by hash. Out of line, so that the path before it is short.
+  @inline(never)
+  private mutating func findKeyed(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?)
+    -> OriginID?
+  {
     let key = device.map(DeviceKey.init)
     // Records come in runs from one or two origins (a watch and a phone):
     // compare with the last two before hashing.
