@@ -19,8 +19,15 @@ struct OriginCache {
     var sourceLength: Int
     /// -1 when the record had no device attribute.
     var deviceLength: Int
+    /// How many bytes follow the address when the device description
+    /// starts with ``OriginCache/addressPrefix`` and an address; -1 otherwise.
+    var tailLength: Int
     var origin: OriginID
   }
+
+  /// How nearly every device description starts: the escaped `<<HKDevice: `
+  /// and the address's `0x`.
+  static let addressPrefix: StaticString = "&lt;&lt;HKDevice: 0x"
 
   private var keyBytes: [UInt8] = []
   private var entries: [Entry] = []
@@ -38,6 +45,16 @@ struct OriginCache {
   ///   - device: The raw `device` value, or `nil` when the record has none.
   @inline(__always)
   mutating func find(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?) -> OriginID? {
+    if let device, let origin = recent(source, device) { return origin }
+    return findKeyed(source: source, device: device)
+  }
+
+  /// ``find(source:device:)`` by the device's key: with the last two
+  /// origins, then by hash. Out of line, so that the path before it is short.
+  @inline(never)
+  private mutating func findKeyed(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?)
+    -> OriginID?
+  {
     let key = device.map(DeviceKey.init)
     // Records come in runs from one or two origins (a watch and a phone):
     // compare with the last two before hashing.
@@ -69,7 +86,7 @@ struct OriginCache {
     let hash = Self.hash(source, key)
     let entry = Entry(
       hash: hash, keyStart: keyBytes.count, sourceLength: source.count, deviceLength: key?.count ?? -1,
-      origin: origin)
+      tailLength: device.map(Self.tailLength) ?? -1, origin: origin)
     keyBytes.append(contentsOf: source)
     if let key {
       keyBytes.append(contentsOf: key.head)
@@ -83,6 +100,59 @@ struct OriginCache {
       for (index, entry) in entries.enumerated() { place(entry.hash, index) }
     } else {
       place(hash, entries.count - 1)
+    }
+  }
+
+  /// How many bytes of `device` follow its address, when it starts with
+  /// ``addressPrefix`` and an address (where ``DeviceKey`` finds it first); -1 otherwise.
+  private static func tailLength(_ device: UnsafeBufferPointer<UInt8>) -> Int {
+    let prefixLength = addressPrefix.utf8CodeUnitCount
+    guard device.count >= prefixLength, let base = device.baseAddress,
+      ByteScanning.equal(base, addressPrefix),
+      let (start, end) = DeviceKey.address(in: device), start == prefixLength - 2
+    else { return -1 }
+    return device.count - end
+  }
+
+  /// The origin of the last or the one before, when the record names the
+  /// same source and its device differs from theirs at most in the address.
+  ///
+  /// It compares the bytes after the address at the length the entry's
+  /// have, before any hashing, and accepts only what ``DeviceKey`` would key
+  /// the same: the same ``addressPrefix``, then nothing but hexadecimal
+  /// digits up to the entry's tail (whose first byte is not one).
+  @inline(__always)
+  private mutating func recent(_ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>)
+    -> OriginID?
+  {
+    guard device.count > Self.addressPrefix.utf8CodeUnitCount, let base = device.baseAddress,
+      ByteScanning.equal(base, Self.addressPrefix)
+    else { return nil }
+    if lastHit >= 0, sameDevice(entries[lastHit], source, base, device.count) {
+      return entries[lastHit].origin
+    }
+    if previousHit >= 0, sameDevice(entries[previousHit], source, base, device.count) {
+      swap(&lastHit, &previousHit)
+      return entries[lastHit].origin
+    }
+    return nil
+  }
+
+  @inline(__always)
+  private func sameDevice(
+    _ entry: Entry, _ source: UnsafeBufferPointer<UInt8>, _ device: UnsafePointer<UInt8>, _ count: Int
+  ) -> Bool {
+    let prefixLength = Self.addressPrefix.utf8CodeUnitCount
+    let tail = entry.tailLength
+    let digits = count &- prefixLength &- tail
+    guard tail >= 0, entry.sourceLength == source.count, digits >= 1, digits <= 16 else { return false }
+    return keyBytes.withUnsafeBufferPointer { keys in
+      guard let stored = keys.baseAddress.map({ $0 + entry.keyStart }) else { return false }
+      guard Self.equal(stored, source) else { return false }
+      // The stored key is the source, `&lt;&lt;HKDevice: ` and the tail.
+      let storedTail = stored + source.count + prefixLength - 2
+      guard ByteScanning.equal(storedTail, device + (count &- tail), count: tail) else { return false }
+      return DeviceKey.allHexDigits(device + prefixLength, digits, readable: count &- prefixLength)
     }
   }
 
@@ -206,11 +276,7 @@ struct DeviceKey {
     // Sixteen bytes at a time while they are all in the value (an address has 9 to 12 digits).
     while n - end >= 16 {
       let v = UnsafeRawPointer(base + end).loadUnaligned(as: SIMD16<UInt8>.self)
-      let digit = ByteScanning.lanes(v &- SIMD16(repeating: UInt8(ascii: "0")) .< SIMD16(repeating: 10))
-      let lowercased = v | SIMD16<UInt8>(repeating: 0x20)
-      let letter = ByteScanning.lanes(
-        lowercased &- SIMD16(repeating: UInt8(ascii: "a")) .< SIMD16(repeating: 6))
-      let other = unsafeBitCast(~(digit | letter), to: SIMD2<UInt64>.self)
+      let other = unsafeBitCast(~hexLanes(v), to: SIMD2<UInt64>.self)
       if other[0] | other[1] != 0 {
         end &+= ByteScanning.firstLane(other)
         return end > start + 2 ? (start, end) : nil
@@ -219,6 +285,29 @@ struct DeviceKey {
     }
     while end < n, Self.isHexDigit(base[end]) { end += 1 }
     return end > start + 2 ? (start, end) : nil
+  }
+
+  /// Whether the `count` (1 ... 16) bytes at `base` are all hexadecimal
+  /// digits; `readable` bytes from `base` on may be read.
+  @inline(__always)
+  static func allHexDigits(_ base: UnsafePointer<UInt8>, _ count: Int, readable: Int) -> Bool {
+    guard readable >= 16 else {
+      for i in 0..<count where !isHexDigit(base[i]) { return false }
+      return true
+    }
+    let v = UnsafeRawPointer(base).loadUnaligned(as: SIMD16<UInt8>.self)
+    let wanted = ByteScanning.firstLanes(count)
+    return ByteScanning.isZero(wanted & ~hexLanes(v))
+  }
+
+  /// 0xFF in the lanes of `v` that hold hexadecimal digits, 0 in the others.
+  @inline(__always)
+  static func hexLanes(_ v: SIMD16<UInt8>) -> SIMD16<UInt8> {
+    let digit = ByteScanning.lanes(v &- SIMD16(repeating: UInt8(ascii: "0")) .< SIMD16(repeating: 10))
+    let lowercased = v | SIMD16<UInt8>(repeating: 0x20)
+    let letter = ByteScanning.lanes(
+      lowercased &- SIMD16(repeating: UInt8(ascii: "a")) .< SIMD16(repeating: 6))
+    return digit | letter
   }
 
   @inline(__always)

@@ -152,13 +152,15 @@ enum ByteScanning {
       @inline(__always) func vector(_ p: UnsafeRawPointer, _ at: Int) -> SIMD16<UInt8> {
         p.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self)
       }
+      // The last sixteen bytes (overlapping the ones before), then the
+      // others, their differences gathered so that one test ends the loop.
+      var differences = vector(x, n &- 16) ^ vector(y, n &- 16)
       var i = 0
       while n &- i > 16 {
-        guard isZero(vector(x, i) ^ vector(y, i)) else { return false }
+        differences |= vector(x, i) ^ vector(y, i)
         i &+= 16
       }
-      // The last sixteen bytes, overlapping the ones before.
-      return isZero(vector(x, n &- 16) ^ vector(y, n &- 16))
+      return isZero(differences)
     }
   }
 
