@@ -66,14 +66,7 @@ struct InflatedStretchTests {
 
   /// The samples before an error are not compared (see ``ParallelTestSupport``).
   static func outcome(info: ExportInfo?, error: HealthExportError?, log: SampleLog) -> FullOutcome {
-    if let error {
-      return FullOutcome(
-        info: nil, error: error, samples: [], sampleOrigins: [], origins: [], invalid: InvalidSampleReport())
-    }
-    return FullOutcome(
-      info: info, error: nil, samples: log.samples,
-      sampleOrigins: (0..<log.count).map(log.originOfSample(at:)),
-      origins: log.origins, invalid: log.invalid)
+    ParallelTestSupport.outcome(info: info, error: error, log: log)
   }
 
   /// Checks every shape, helping and engine against the one-thread read of `zip`.

@@ -67,7 +67,7 @@ enum ParallelTestSupport {
   /// The samples found before an error are not compared: the sequential
   /// reader stops part way, the parallel one may have merged other stretches
   /// first; the error and its place are what a caller sees.
-  private static func outcome(info: ExportInfo?, error: HealthExportError?, log: SampleLog) -> FullOutcome {
+  static func outcome(info: ExportInfo?, error: HealthExportError?, log: SampleLog) -> FullOutcome {
     if let error {
       return FullOutcome(
         info: nil, error: error, samples: [], sampleOrigins: [], origins: [], invalid: InvalidSampleReport())

@@ -399,12 +399,7 @@ struct SampleStore: Sendable {
   private mutating func openBlock(at startMs: Int64) {
     if count > 0 { sealedBlocks.append(open) }
     if let current = tail, current.capacity - tailUsed < Self.maximumBlockBytes {
-      current.count = tailUsed
-      seal(current)
-      let next = ByteChunk(capacity: min(current.capacity * 4, Self.largestChunk))
-      tail = next
-      tailBase = next.base
-      tailUsed = 0
+      startChunk(after: current)
     } else if tail == nil {
       let first = ByteChunk(capacity: Self.smallestChunk)
       tail = first
@@ -415,6 +410,17 @@ struct SampleStore: Sendable {
       minStartMs: startMs, maxStartMs: startMs, maxEndMs: Int64.min, maxOrigin: 0)
     openRoom = Self.blockCapacity
     context = Context()
+  }
+
+  /// Seals `current`, the tail chunk, at what it holds and starts the next
+  /// one, four times larger up to ``largestChunk``.
+  private mutating func startChunk(after current: ByteChunk) {
+    current.count = tailUsed
+    seal(current)
+    let next = ByteChunk(capacity: min(current.capacity * 4, Self.largestChunk))
+    tail = next
+    tailBase = next.base
+    tailUsed = 0
   }
 
   /// Keeps `chunk` among the sealed ones: in memory within the budget,
@@ -848,12 +854,7 @@ extension SampleStore {
       return
     }
     if current.capacity - tailUsed < bytes {
-      current.count = tailUsed
-      seal(current)
-      let next = ByteChunk(capacity: min(current.capacity * 4, Self.largestChunk))
-      tail = next
-      tailBase = next.base
-      tailUsed = 0
+      startChunk(after: current)
     } else if !unique {
       let copy = current.copy(count: tailUsed)
       tail = copy
