@@ -325,10 +325,16 @@ struct SampleStore: Sendable {
     if span == pendingSpan {
       pendingSpanCount &+= 1
     } else {
-      if pendingSpanCount > 0 { startSpanCounts[pendingSpan, default: 0] += pendingSpanCount }
+      flushPendingSpan()
       pendingSpan = span
       pendingSpanCount = 1
     }
+  }
+
+  /// Adds the run counted in ``pendingSpan`` to ``startSpanCounts``.
+  private mutating func flushPendingSpan() {
+    if pendingSpanCount > 0 { startSpanCounts[pendingSpan, default: 0] += pendingSpanCount }
+    pendingSpanCount = 0
   }
 
   /// Appends one sample (the caller has checked it is valid).
@@ -627,19 +633,32 @@ struct SampleStore: Sendable {
       if base == nil {
         let info = info(ofBlock: block)
         let chunk = Int(info.chunk)
-        let bytes = buffer ?? .allocate(capacity: Self.largestChunk + Self.readSlack)
-        buffer = bytes
         if loaded != chunk {
-          let sealed = fullChunks[chunk]
-          spillFile.unsafelyUnwrapped.read(
-            into: bytes, count: sealed.count, at: sealed.fileOffset,
-            capacity: Self.largestChunk + Self.readSlack)
+          _ = readBack(chunk, into: &buffer)
           loaded = chunk
         }
-        base = UnsafePointer(bytes + Int(info.offset))
+        base = UnsafePointer(buffer.unsafelyUnwrapped + Int(info.offset))
       }
       try decode(block: block, at: base.unsafelyUnwrapped, body)
     }
+  }
+
+  /// Reads sealed chunk `chunk`, which is in the temporary file, back whole
+  /// into `buffer` (allocated on first use, with room for the largest chunk
+  /// and the decoder's slack).
+  ///
+  /// - Returns: The buffer, and whether the read succeeded (when not,
+  ///   ``SpillFile/failure`` says why and the buffer holds what it held).
+  func readBack(_ chunk: Int, into buffer: inout UnsafeMutablePointer<UInt8>?)
+    -> (bytes: UnsafeMutablePointer<UInt8>, read: Bool)
+  {
+    let capacity = Self.largestChunk + Self.readSlack
+    let bytes = buffer ?? .allocate(capacity: capacity)
+    buffer = bytes
+    let sealed = fullChunks[chunk]
+    let read = spillFile.unsafelyUnwrapped.read(
+      into: bytes, count: sealed.count, at: sealed.fileOffset, capacity: capacity)
+    return (bytes, read)
   }
 
   /// The sample at `index`.
@@ -764,8 +783,7 @@ extension SampleStore {
   ) -> Int {
     guard other.count > 0 else { return 0 }
     openRoom = 0
-    if pendingSpanCount > 0 { startSpanCounts[pendingSpan, default: 0] += pendingSpanCount }
-    pendingSpanCount = 0
+    flushPendingSpan()
     for (span, count) in other.startCounts { startSpanCounts[span, default: 0] += count }
     var dropped = 0
     var buffer: UnsafeMutablePointer<UInt8>?
@@ -785,13 +803,8 @@ extension SampleStore {
         if let memory = sealed.memory {
           base = UnsafePointer(memory.base)
         } else {
-          let capacity = Self.largestChunk + Self.readSlack
-          let bytes = buffer ?? .allocate(capacity: capacity)
-          buffer = bytes
-          let file = other.spillFile.unsafelyUnwrapped
-          if !file.read(into: bytes, count: sealed.count, at: sealed.fileOffset, capacity: capacity) {
-            movedReadFailure = movedReadFailure ?? file.failure
-          }
+          let (bytes, read) = other.readBack(Int(chunk), into: &buffer)
+          if !read { movedReadFailure = movedReadFailure ?? other.spillFile?.failure }
           base = UnsafePointer(bytes)
         }
       } else {
