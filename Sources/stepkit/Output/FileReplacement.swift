@@ -80,10 +80,14 @@ final class FileReplacement {
     var attempt = 0
     while true {
       let candidate = prefix + Platform.randomSuffix()
+      // Registered before it exists, so that no signal can end the process
+      // between the file's creation and its registration; a name found taken is
+      // given back at once.
+      let slot = Platform.InterruptCleanup.register(candidate)
       switch Platform.createNewFile(candidate) {
       case .success(let descriptor):
         temporaryPath = candidate
-        interruptSlot = Platform.InterruptCleanup.register(candidate)
+        interruptSlot = slot
         var failure: Platform.FileError?
         if existing.kind == .regular { failure = Platform.setPermissions(descriptor, existing.permissions) }
         if let closing = Platform.close(descriptor), failure == nil { failure = closing }
@@ -93,8 +97,10 @@ final class FileReplacement {
         }
         return
       case .failure(let error) where error.code == Platform.fileExistsErrorCode && attempt < 100:
+        if let slot { Platform.InterruptCleanup.unregister(slot) }
         attempt += 1
       case .failure(let error):
+        if let slot { Platform.InterruptCleanup.unregister(slot) }
         throw OutputFileError(
           path: path,
           message: "cannot create a file in \(Self.directory(of: target)) (\(error)); nothing was written")
