@@ -158,12 +158,12 @@ public enum ExportReader {
   static func read(
     source: any ByteChunkSource, entryName: String? = nil, into log: inout SampleLog,
     bufferBytes: Int = XMLScanner.defaultBufferBytes,
-    maximumTokenBytes: Int = XMLScanner.defaultMaximumTokenBytes,
+    maximumTokenBytes: Int = XMLScanner.defaultMaximumTokenBytes, fastRecords: Bool = true,
     progress: (@Sendable (ExportProgress) -> Void)? = nil
   ) throws -> ExportInfo {
     var decoder = ExportDecoder(
       source: source, mode: .samples, xmlEntryName: entryName, bufferBytes: bufferBytes,
-      maximumTokenBytes: maximumTokenBytes, progress: progress)
+      maximumTokenBytes: maximumTokenBytes, fastRecords: fastRecords, progress: progress)
     swap(&decoder.log, &log)
     defer { swap(&decoder.log, &log) }
     if let expected = source.expectedByteCount {

@@ -77,6 +77,8 @@ struct ExportDecoder: ~Copyable {
   private var pendingRecord: ExportRecord?
   /// Set by a speculative decoder that met what it may not decide alone.
   private var doubtful = false
+  /// How many records were read straight from their bytes (see `fastSampleRecord()`).
+  private(set) var recordsReadFast = 0
   private var speculative = false
 
   /// The export date, in milliseconds since 1970, once read and parsed.
@@ -84,13 +86,24 @@ struct ExportDecoder: ~Copyable {
   /// The scanner's position and counts (see ``XMLScanner/resumePoint``).
   var scannerResumePoint: XMLScanner.ResumePoint { scanner.resumePoint }
 
+  ///
+  /// With `fastRecords` (and ``Mode/samples``), a `<Record>` inside the root
+  /// is handed out before its attributes are lexed, and one written as Apple
+  /// writes step and distance records is read straight from its bytes (see
+  /// `fastSampleRecord()`); without it, every tag is lexed first. The results
+  /// are the same either way.
   init(
     source: any ByteChunkSource, mode: Mode, xmlEntryName: String? = nil,
     bufferBytes: Int = XMLScanner.defaultBufferBytes,
     maximumTokenBytes: Int = XMLScanner.defaultMaximumTokenBytes,
+    fastRecords: Bool = true,
     progress: (@Sendable (ExportProgress) -> Void)? = nil
   ) {
     scanner = XMLScanner(source: source, bufferBytes: bufferBytes, maximumTokenBytes: maximumTokenBytes)
+    if case .samples = mode, fastRecords {
+      let name: StaticString = "Record"
+      scanner.deferredTagName = TagName(name.utf8Start, length: name.utf8CodeUnitCount)
+    }
     self.mode = mode
     info = ExportInfo(fileName: source.displayName, xmlEntryName: xmlEntryName)
     self.progress = progress
@@ -168,6 +181,11 @@ struct ExportDecoder: ~Copyable {
   /// Handles a start tag in ``Mode/samples``.
   @inline(__always)
   private mutating func sampleStartTag() throws {
+    if scanner.isDeferred {
+      // A top-level `<Record>`, its attributes not lexed yet.
+      if fastSampleRecord() { return }
+      guard try scanner.lexDeferredTag() else { return }
+    }
     // The number of elements enclosing this one.
     let parents = scanner.isSelfClosing ? scanner.depth : scanner.depth - 1
     if parents == 1, scanner.nameIs("Record") {
@@ -469,6 +487,143 @@ struct ExportDecoder: ~Copyable {
       pendingSample = sample
       pendingLocation = location
     }
+  }
+
+  // MARK: - Records read straight from their bytes
+
+  /// The bytes of a step record's `type` value and its closing quote.
+  private static let stepType: StaticString = "HKQuantityTypeIdentifierStepCount\""
+  /// The same for walking + running distance.
+  private static let distanceType: StaticString = "HKQuantityTypeIdentifierDistanceWalkingRunning\""
+
+  /// Reads the deferred `<Record>` (see ``XMLScanner/isDeferred``) if it is
+  /// a step or distance record written as Apple writes them, each value
+  /// checked by what reads it; returns `false` for any other, having changed
+  /// nothing that the careful path (`lexDeferredTag()`, then `sampleRecord()`)
+  /// depends on.
+  ///
+  /// The attributes must be some of ``recordAttributeNames`` in their order,
+  /// each written ` name="value"`, and the tag must end right after the last
+  /// value; `type`, `sourceName`, `startDate`, `endDate` and `value` (and
+  /// `unit` for distance) must be there. No lexer looks at the tag, so
+  /// every value must prove that it holds no `"`, `<`, line feed or control
+  /// character, which also proves that its end was found right:
+  /// - `type` equals one of the two names, closing quote included;
+  /// - `sourceName` and `device` (or its lack) are the last origin's or the
+  ///   one before's, the device's address aside
+  ///   (``OriginCache/findPlain(source:device:)``);
+  /// - the dates parse, and so are digits and separators only;
+  /// - the other values are checked with ``ByteScanning/isPlain(_:from:to:)``.
+  ///
+  /// A record that the log would turn away, or that starts after the export
+  /// date, is left to the careful path, which reports it.
+  @inline(__always)
+  private mutating func fastSampleRecord() -> Bool {
+    let base = scanner.buffer
+    let raw = UnsafeRawPointer(base)
+    // Every value ends before `limit`: reads of up to 64 bytes from there stay inside the deferral
+    // window, which the buffer holds.
+    let limit = scanner.tagStart &+ XMLScanner.deferralWindow &- 64
+    let names = recordAttributes.names
+    let count = recordAttributes.count
+    var i = scanner.nameEnd
+    guard names[0].matches(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)) else { return false }
+    let typeStart = i &+ names[0].length
+    let kind: QuantityKind
+    if ByteScanning.equal(base + typeStart, Self.stepType) {
+      kind = .steps
+      i = typeStart &+ Self.stepType.utf8CodeUnitCount
+    } else if ByteScanning.equal(base + typeStart, Self.distanceType) {
+      kind = .distance
+      i = typeStart &+ Self.distanceType.utf8CodeUnitCount
+    } else {
+      return false
+    }
+    var source = 0..<0
+    var device = 0..<0
+    var unit = 0..<0
+    var startDate = 0..<0
+    var endDate = 0..<0
+    var value = 0..<0
+    var present: UInt32 = 1
+    var slot = 1
+    let close: Int
+    let selfClosing: Bool
+    while true {
+      let c = base[i]
+      if c == ASCII.space {
+        let bytes = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+        while slot < count, !names[slot].matches(bytes) { slot &+= 1 }
+        guard slot < count else { return false }
+        let name = names + slot
+        let valueStart = i &+ name.pointee.length
+        guard let valueEnd = name.pointee.closingQuote(in: base, from: valueStart, before: limit) else {
+          return false
+        }
+        switch slot {
+        case 1: source = valueStart..<valueEnd
+        case 3: device = valueStart..<valueEnd
+        case 4: unit = valueStart..<valueEnd
+        case 6: startDate = valueStart..<valueEnd
+        case 7: endDate = valueStart..<valueEnd
+        case 8: value = valueStart..<valueEnd
+        default:
+          // `sourceVersion`, `creationDate`: read by nothing, so checked here.
+          guard ByteScanning.isPlain(base, from: valueStart, to: valueEnd) else { return false }
+        }
+        present |= 1 &<< UInt32(truncatingIfNeeded: slot)
+        slot &+= 1
+        i = valueEnd &+ 1
+      } else if c == ASCII.greaterThan {
+        close = i
+        selfClosing = false
+        break
+      } else if c == ASCII.slash, base[i &+ 1] == ASCII.greaterThan {
+        close = i &+ 1
+        selfClosing = true
+        break
+      } else {
+        return false
+      }
+    }
+    // `type`, `sourceName`, the dates and `value`; `unit` for distance.
+    let required: UInt32 = kind == .distance ? 0b1_1101_0011 : 0b1_1100_0011
+    guard present & required == required,
+      ByteScanning.isPlain(base, from: value.lowerBound, to: value.upperBound),
+      ByteScanning.isPlain(base, from: unit.lowerBound, to: unit.upperBound)
+    else { return false }
+    @inline(__always) func bytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+      UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
+    }
+    guard let start = ExportDateParser.parse(bytes(startDate), cache: &dayCache),
+      let end = ExportDateParser.parse(bytes(endDate), cache: &dayCache),
+      var number = DecimalParser.parse(bytes(value))
+    else { return false }
+    if let exportedAtMs, start.epochMilliseconds > exportedAtMs { return false }
+    if kind == .distance {
+      guard let factor = LengthUnit.metresPerUnit(utf8: bytes(unit)) else { return false }
+      number *= factor
+    }
+    let deviceBytes = present & 0b1000 != 0 ? bytes(device) : nil
+    guard let origin = origins.findPlain(source: bytes(source), device: deviceBytes),
+      SampleLog.rejection(
+        startMs: start.epochMilliseconds, endMs: end.epochMilliseconds, value: number,
+        utcOffsetSeconds: start.utcOffsetSeconds) == nil
+    else { return false }
+    scanner.commitDeferredTag(close: close, selfClosing: selfClosing)
+    recordsReadFast &+= 1
+    info.recordCount += 1
+    info.stepAndDistanceRecords += 1
+    let sample = PendingSample(
+      kind: kind, startMs: start.epochMilliseconds, endMs: end.epochMilliseconds, value: number,
+      utcOffsetSeconds: start.utcOffsetSeconds, origin: origin, userEntered: false)
+    if selfClosing {
+      appendSample(sample, location: nil)
+    } else {
+      pendingSample = sample
+      pendingLocation = nil
+    }
+    return true
   }
 
   private mutating func appendSample(_ sample: PendingSample, location: SourceLocation?) {

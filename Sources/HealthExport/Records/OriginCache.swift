@@ -22,6 +22,9 @@ struct OriginCache {
     /// How many bytes follow the address when the device description
     /// starts with ``OriginCache/addressPrefix`` and an address; -1 otherwise.
     var tailLength: Int
+    /// Whether the source and the bytes after the address hold no `"`, no
+    /// `<` and no byte below 0x20 (see ``OriginCache/findPlain(source:device:)``).
+    var isPlain: Bool
     var origin: OriginID
   }
 
@@ -45,23 +48,46 @@ struct OriginCache {
   ///   - device: The raw `device` value, or `nil` when the record has none.
   @inline(__always)
   mutating func find(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?) -> OriginID? {
-    if let device, let origin = recent(source, device) { return origin }
-    return findKeyed(source: source, device: device)
+    if let device, let origin = recent(source, device, plainOnly: false) { return origin }
+    return findKeyed(source: source, device: device).map { entries[$0].origin }
   }
 
-  /// ``find(source:device:)`` by the device's key: with the last two
-  /// origins, then by hash. Out of line, so that the path before it is short.
+  /// The origin of the last record or the one before, when this record's
+  /// source and device (or its lack of one) are theirs, the device's address
+  /// aside, and their bytes are plain.
+  ///
+  /// A match then vouches for every byte of both values: the source and the
+  /// device's tail equal bytes with no `"`, `<`, line feed or control
+  /// character, and the address between is all hexadecimal digits. A record
+  /// read without its attributes lexed relies on that (see
+  /// ``XMLScanner/commitDeferredTag(close:selfClosing:)``).
+  ///
+  /// A record of another origin is looked up by its key: an entry found so
+  /// (equal source, equal bytes around an all-hexadecimal address) vouches
+  /// for the record's bytes when its own are plain.
+  @inline(__always)
+  mutating func findPlain(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?)
+    -> OriginID?
+  {
+    if let device, let origin = recent(source, device, plainOnly: true) { return origin }
+    guard let index = findKeyed(source: source, device: device), entries[index].isPlain else { return nil }
+    return entries[index].origin
+  }
+
+  /// The entry of ``find(source:device:)``, found by the device's key: with
+  /// the last two origins, then by hash. Out of line, so that the path before
+  /// it is short.
   @inline(never)
   private mutating func findKeyed(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?)
-    -> OriginID?
+    -> Int?
   {
     let key = device.map(DeviceKey.init)
     // Records come in runs from one or two origins (a watch and a phone):
     // compare with the last two before hashing.
-    if lastHit >= 0, matches(entries[lastHit], source, key) { return entries[lastHit].origin }
+    if lastHit >= 0, matches(entries[lastHit], source, key) { return lastHit }
     if previousHit >= 0, matches(entries[previousHit], source, key) {
       swap(&lastHit, &previousHit)
-      return entries[lastHit].origin
+      return lastHit
     }
     let hash = Self.hash(source, key)
     let mask = slots.count - 1
@@ -72,7 +98,7 @@ struct OriginCache {
       if entries[index].hash == hash, matches(entries[index], source, key) {
         previousHit = lastHit
         lastHit = index
-        return entries[index].origin
+        return index
       }
       slot = (slot + 1) & mask
     }
@@ -84,9 +110,16 @@ struct OriginCache {
   ) {
     let key = device.map(DeviceKey.init)
     let hash = Self.hash(source, key)
+    let tailLength = device.map(Self.tailLength) ?? -1
+    var isPlain = Self.isPlain(source)
+    if let device {
+      isPlain =
+        isPlain && tailLength >= 0
+        && Self.isPlain(UnsafeBufferPointer(rebasing: device[(device.count - tailLength)...]))
+    }
     let entry = Entry(
       hash: hash, keyStart: keyBytes.count, sourceLength: source.count, deviceLength: key?.count ?? -1,
-      tailLength: device.map(Self.tailLength) ?? -1, origin: origin)
+      tailLength: tailLength, isPlain: isPlain, origin: origin)
     keyBytes.append(contentsOf: source)
     if let key {
       keyBytes.append(contentsOf: key.head)
@@ -101,6 +134,12 @@ struct OriginCache {
     } else {
       place(hash, entries.count - 1)
     }
+  }
+
+  /// Whether `bytes` hold no `"`, no `<` and no byte below 0x20 (once per
+  /// origin: byte by byte).
+  private static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    bytes.allSatisfy { $0 >= ASCII.space && $0 != ASCII.quote && $0 != ASCII.lessThan }
   }
 
   /// How many bytes of `device` follow its address, when it starts with
@@ -122,16 +161,20 @@ struct OriginCache {
   /// the same: the same ``addressPrefix``, then nothing but hexadecimal
   /// digits up to the entry's tail (whose first byte is not one).
   @inline(__always)
-  private mutating func recent(_ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>)
-    -> OriginID?
-  {
+  private mutating func recent(
+    _ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>, plainOnly: Bool
+  ) -> OriginID? {
     guard device.count > Self.addressPrefix.utf8CodeUnitCount, let base = device.baseAddress,
       ByteScanning.equal(base, Self.addressPrefix)
     else { return nil }
-    if lastHit >= 0, sameDevice(entries[lastHit], source, base, device.count) {
+    if lastHit >= 0, !plainOnly || entries[lastHit].isPlain,
+      sameDevice(entries[lastHit], source, base, device.count)
+    {
       return entries[lastHit].origin
     }
-    if previousHit >= 0, sameDevice(entries[previousHit], source, base, device.count) {
+    if previousHit >= 0, !plainOnly || entries[previousHit].isPlain,
+      sameDevice(entries[previousHit], source, base, device.count)
+    {
       swap(&lastHit, &previousHit)
       return entries[lastHit].origin
     }

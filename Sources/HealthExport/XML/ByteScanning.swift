@@ -226,6 +226,31 @@ enum ByteScanning {
     return (lines, controls)
   }
 
+  /// Whether `base[from ..< to]` holds no `"`, no `<` and no byte below
+  /// 0x20 (so no line feed and no control character), sixteen bytes at a
+  /// time. It may read up to 15 bytes past `to`, never past the scanner
+  /// buffer's ``XMLScanner/slack``.
+  @inline(__always)
+  static func isPlain(_ base: UnsafePointer<UInt8>, from: Int, to: Int) -> Bool {
+    let raw = UnsafeRawPointer(base)
+    let quote = SIMD16<UInt8>(repeating: ASCII.quote)
+    let lessThan = SIMD16<UInt8>(repeating: ASCII.lessThan)
+    let space = SIMD16<UInt8>(repeating: ASCII.space)
+    @inline(__always) func unwanted(_ v: SIMD16<UInt8>) -> SIMD16<UInt8> {
+      lanes(v .== quote) | lanes(v .== lessThan) | lanes(v .< space)
+    }
+    var found = SIMD16<UInt8>(repeating: 0)
+    var i = from
+    while to &- i >= 16 {
+      found |= unwanted(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
+      i &+= 16
+    }
+    if i < to {
+      found |= unwanted(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)) & firstLanes(to &- i)
+    }
+    return isZero(found)
+  }
+
   /// How many `"` and `'` the `count` bytes at `base` hold, or `nil` when
   /// they hold a `<`; sixteen bytes at a time. It may read up to 15 bytes
   /// past `count`, never past the scanner buffer's ``XMLScanner/slack``.

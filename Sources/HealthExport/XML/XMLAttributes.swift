@@ -148,6 +148,37 @@ struct ExpectedAttributes: ~Copyable {
     func matches(_ bytes: SIMD16<UInt8>) -> Bool {
       ByteScanning.isZero((bytes ^ prefix) & mask)
     }
+
+    /// Where the value that starts at `buffer[valueStart]` may end: a `"`
+    /// where one of the last two values after this name ended, else the first
+    /// `"` from `valueStart` on; `nil` when none comes before `stop`.
+    ///
+    /// A guess that lands on the next attribute's opening quote is told by
+    /// the `=` before it. Any other wrong guess leaves a `"` inside the value:
+    /// the caller's checks of the value must turn that away.
+    @inline(__always)
+    mutating func closingQuote(in buffer: UnsafeMutablePointer<UInt8>, from valueStart: Int, before stop: Int)
+      -> Int?
+    {
+      @inline(__always) func isClose(_ close: Int) -> Bool {
+        close < stop && buffer[close] == ASCII.quote && buffer[close &- 1] != ASCII.equals
+      }
+      let guess = valueStart &+ valueLength
+      if isClose(guess) { return guess }
+      let close: Int
+      let other = valueStart &+ previousValueLength
+      if isClose(other) {
+        close = other
+      } else {
+        guard let found = ByteScanning.findShort(ASCII.quote, in: buffer, from: valueStart, to: stop) else {
+          return nil
+        }
+        close = found
+      }
+      previousValueLength = valueLength
+      valueLength = close &- valueStart
+      return close
+    }
   }
 
   /// How many names there are.

@@ -118,6 +118,21 @@ struct XMLScanner: ~Copyable {
   private var lastTagName = TagName()
   private var previousTagName = TagName()
 
+  /// The name of the start tags that are handed out before their attributes
+  /// are lexed, inside the root element (see ``isDeferred``); none when empty.
+  var deferredTagName = TagName()
+  /// Whether the current start tag was handed out with only its name read:
+  /// its caller then either reads the attributes itself and ends the tag with
+  /// ``commitDeferredTag(close:selfClosing:)``, or has them lexed as any
+  /// other tag's with ``lexDeferredTag()``.
+  private(set) var isDeferred = false
+  /// The stream offset of a deferred tag that did not end in the buffer: it
+  /// is read again without being deferred.
+  private var undeferredTagOffset: Int64 = -1
+  /// A start tag is deferred only with this many bytes from its `<` in the
+  /// buffer, so that whoever reads it need not look for the buffer's end.
+  static let deferralWindow = 4096
+
   /// The version in a `<!-- HealthKit Export Version: N -->` comment before
   /// the root element, when there was one.
   private(set) var exportVersion: Int?
@@ -344,6 +359,24 @@ struct XMLScanner: ~Copyable {
   }
 
   private mutating func scanStartTag(at lt: Int) throws -> MarkupResult {
+    let deferred = deferredTagName.length
+    if deferred > 0, depth == 1, end &- lt >= Self.deferralWindow, deferredTagName.matches(buffer + lt + 1),
+      buffer[lt &+ 1 &+ deferred] == ASCII.space, bufferOffset + Int64(lt) != undeferredTagOffset
+    {
+      // Inside the root only: no second root to look for, and `pos` stays at the name until the tag is ended.
+      isDeferred = true
+      attributesPending = false
+      attributeCount = 0
+      attributeLayout = nil
+      tagStart = lt
+      nameStart = lt + 1
+      nameEnd = lt &+ 1 &+ deferred
+      attributesEnd = nameEnd
+      isSelfClosing = false
+      pos = nameEnd
+      return .startTag
+    }
+    isDeferred = false
     let afterName: Int
     if let known = recentTagNameEnd(at: lt + 1) {
       afterName = known
@@ -365,6 +398,12 @@ struct XMLScanner: ~Copyable {
     }
     attributesPending = false
     guard let close = try lexAttributes(from: afterName) else { return .needMore }
+    return try finishStartTag(at: lt, afterName: afterName, close: close)
+  }
+
+  /// Ends the start tag at `lt` whose name ends at `afterName` and whose `>` is at `close`.
+  @inline(__always)
+  private mutating func finishStartTag(at lt: Int, afterName: Int, close: Int) throws -> MarkupResult {
     let selfClosing = close > afterName && buffer[close - 1] == ASCII.slash
     if rootClosed { throw malformed(at: lt, "a second root element") }
     tagStart = lt
@@ -382,6 +421,66 @@ struct XMLScanner: ~Copyable {
       pushName(from: nameStart, to: nameEnd)
     }
     return .startTag
+  }
+
+  // MARK: - Deferred start tags
+
+  /// Lexes the deferred start tag's attributes, as those of a tag not
+  /// deferred are, for a caller that did not read them itself.
+  ///
+  /// - Returns: `false` when the tag does not end in the buffer: the scanner
+  ///   then goes back to its `<`, and the next ``next()`` reads it again, not
+  ///   deferred.
+  /// - Throws: What ``next()`` would have thrown for the tag.
+  mutating func lexDeferredTag() throws -> Bool {
+    precondition(isDeferred, "lexDeferredTag() follows a deferred start tag")
+    isDeferred = false
+    guard let close = try lexAttributes(from: nameEnd) else {
+      undeferredTagOffset = bufferOffset + Int64(tagStart)
+      pos = tagStart
+      return false
+    }
+    _ = try finishStartTag(at: tagStart, afterName: nameEnd, close: close)
+    return true
+  }
+
+  /// Ends the deferred start tag at `close`, its `>`, for a caller that read
+  /// its attributes itself and checked every byte of it.
+  ///
+  /// The caller vouches for what the lexer would have checked: the bytes
+  /// from the name to `close` are attributes written ` name="value"`, with no
+  /// `"`, `<`, line feed or control character in any value, so the tag holds
+  /// no line to count. ``attributeCount`` is 0 afterwards.
+  ///
+  /// - Parameters:
+  ///   - close: The index of the tag's `>`, less than ``deferralWindow`` bytes after its `<`.
+  ///   - selfClosing: Whether the tag ends with `/>`.
+  mutating func commitDeferredTag(close: Int, selfClosing: Bool) {
+    precondition(isDeferred && close > nameEnd && close < tagStart + Self.deferralWindow)
+    isDeferred = false
+    if counted <= tagStart {
+      // Count what lies before the tag (usually a line feed and an indent), then pass over the tag.
+      if tagStart &- counted <= 16 {
+        var i = counted
+        while i < tagStart {
+          let b = buffer[i]
+          if b == ASCII.lineFeed {
+            linesBeforeCounted &+= 1
+            lineStartBeforeCounted = bufferOffset &+ Int64(i &+ 1)
+          } else if b < ASCII.space && b != ASCII.tab && b != ASCII.carriageReturn {
+            controlCharacters &+= 1
+          }
+          i &+= 1
+        }
+      } else {
+        advanceCount(to: tagStart)
+      }
+      counted = close &+ 1
+    }
+    attributesEnd = selfClosing ? close &- 1 : close
+    isSelfClosing = selfClosing
+    pos = close &+ 1
+    if !selfClosing { pushName(from: nameStart, to: nameEnd) }
   }
 
   /// Where the name at `start` ends when it is one of the last two start
@@ -517,25 +616,9 @@ struct XMLScanner: ~Copyable {
       guard slot < count else { return nil }
       let name = names + slot
       let valueStart = i &+ name.pointee.length
-      // The value's end is guessed from the last two values'. A guess that lands on the next
-      // attribute's opening quote is told by the `=` before it; any other wrong one leaves a quote
-      // uncounted, caught below.
-      @inline(__always) func isClose(_ close: Int) -> Bool {
-        close < stop && buffer[close] == ASCII.quote && buffer[close &- 1] != ASCII.equals
-      }
-      var close = valueStart &+ name.pointee.valueLength
-      if !isClose(close) {
-        let other = valueStart &+ name.pointee.previousValueLength
-        if isClose(other) {
-          close = other
-        } else {
-          guard let found = ByteScanning.findShort(ASCII.quote, in: buffer, from: valueStart, to: stop) else {
-            return nil
-          }
-          close = found
-        }
-        name.pointee.previousValueLength = name.pointee.valueLength
-        name.pointee.valueLength = close &- valueStart
+      // A wrong guess of the value's end leaves a quote uncounted, caught below.
+      guard let close = name.pointee.closingQuote(in: buffer, from: valueStart, before: stop) else {
+        return nil
       }
       // `index` <= `slot` < ``ExpectedAttributes/maximumCount``, within the storage's first capacity.
       (attributeStorage + index).initialize(
@@ -824,6 +907,7 @@ struct XMLScanner: ~Copyable {
     self.nameEnd = nameEnd
     attributesEnd = nameEnd
     isSelfClosing = false
+    isDeferred = false
     attributeCount = 0
     attributesPending = false
     depth -= 1
