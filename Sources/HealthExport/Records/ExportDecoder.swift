@@ -497,10 +497,11 @@ struct ExportDecoder: ~Copyable {
   private static let distanceType: StaticString = "HKQuantityTypeIdentifierDistanceWalkingRunning\""
 
   /// Reads the deferred `<Record>` (see ``XMLScanner/isDeferred``) if it is
-  /// a step or distance record written as Apple writes them, each value
-  /// checked by what reads it; returns `false` for any other, having changed
-  /// nothing that the careful path (`lexDeferredTag()`, then `sampleRecord()`)
-  /// depends on.
+  /// written as Apple writes records: a step or distance record is decoded,
+  /// each value checked by what reads it, and one of another type is passed
+  /// over (`passOverRecord(typeStart:limit:)`). Returns `false` for any other, having
+  /// changed nothing that the careful path (`lexDeferredTag()`, then
+  /// `sampleRecord()`) depends on.
   ///
   /// The attributes must be some of ``recordAttributeNames`` in their order,
   /// each written ` name="value"`, and the tag must end right after the last
@@ -537,7 +538,7 @@ struct ExportDecoder: ~Copyable {
       kind = .distance
       i = typeStart &+ Self.distanceType.utf8CodeUnitCount
     } else {
-      return false
+      return passOverRecord(typeStart: typeStart, limit: limit)
     }
     var source = 0..<0
     var device = 0..<0
@@ -623,6 +624,32 @@ struct ExportDecoder: ~Copyable {
       pendingSample = sample
       pendingLocation = nil
     }
+    return true
+  }
+
+  /// Passes over the deferred `<Record>` whose `type` value starts at
+  /// `typeStart` and is neither steps nor distance, as the careful path
+  /// would: its end is the first `>`, which ends the tag when the bytes
+  /// before it hold an even number of `"` and no `<` (the lexer then leaves
+  /// the attributes of a record passed over unread), and its type is the
+  /// first attribute, followed by white space or the tag's end. It must also
+  /// hold no `'` (which makes the lexer read every attribute), and no line
+  /// feed or control character, so that it has no line to count. Returns
+  /// `false` for any other, having changed nothing.
+  @inline(__always)
+  private mutating func passOverRecord(typeStart: Int, limit: Int) -> Bool {
+    let base = scanner.buffer
+    let from = scanner.nameEnd
+    guard let typeEnd = ByteScanning.findShort(ASCII.quote, in: base, from: typeStart, to: limit),
+      let close = ByteScanning.find(ASCII.greaterThan, in: base, from: from, to: limit), typeEnd < close,
+      let quotes = ByteScanning.quotesInPlainBytes(base + from, close &- from), quotes & 1 == 0
+    else { return false }
+    let selfClosing = base[close &- 1] == ASCII.slash
+    let after = typeEnd &+ 1
+    guard base[after] == ASCII.space || after == (selfClosing ? close &- 1 : close) else { return false }
+    scanner.commitDeferredTag(close: close, selfClosing: selfClosing)
+    recordsReadFast &+= 1
+    info.recordCount += 1
     return true
   }
 
