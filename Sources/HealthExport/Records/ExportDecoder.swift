@@ -548,8 +548,8 @@ struct ExportDecoder: ~Copyable {
     var value = 0..<0
     var present: UInt32 = 1
     var slot = 1
-    let close: Int
-    let selfClosing: Bool
+    var close = 0
+    var selfClosing = false
     while true {
       let c = base[i]
       if c == ASCII.space {
@@ -577,7 +577,6 @@ struct ExportDecoder: ~Copyable {
         i = valueEnd &+ 1
       } else if c == ASCII.greaterThan {
         close = i
-        selfClosing = false
         break
       } else if c == ASCII.slash, base[i &+ 1] == ASCII.greaterThan {
         close = i &+ 1
