@@ -88,9 +88,12 @@ struct FastRecordTests {
           "StepCount", source: "Lena’s iPhone", device: phone, unit: "count", minute: minute,
           value: "\(30 + minute)"))
       lines.append(
+        // Heart rates with a child and an end tag (passed over whole), or without.
         record(
           "HeartRate", source: "Lena’s Apple Watch", device: watch, unit: "count/min", minute: minute,
-          value: "71"))
+          value: "71",
+          children: minute.isMultiple(of: 2)
+            ? "  <MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\" value=\"0\"/>" : nil))
       lines.append(
         record(
           "DistanceWalkingRunning", source: "小米运动健康", device: nil,
@@ -190,8 +193,9 @@ struct FastRecordTests {
     Self.expectSame(bytes)
     let (outcome, _) = Self.read(bytes, fast: true)
     let examples = outcome.invalid.examples
-    // The header takes seven lines: record k is on line 8 + k.
-    #expect(examples.map { $0.location?.line } == [15, 20, 29])
+    // The header takes seven lines: record k is on line 8 + k, and two more after each heart rate
+    // with a child (minutes 0, 2 and 4).
+    #expect(examples.map { $0.location?.line } == [17, 22, 33])
     #expect(examples.allSatisfy { $0.location?.column == 2 })
   }
 

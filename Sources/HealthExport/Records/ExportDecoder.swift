@@ -646,10 +646,60 @@ struct ExportDecoder: ~Copyable {
     let selfClosing = base[close &- 1] == ASCII.slash
     let after = typeEnd &+ 1
     guard base[after] == ASCII.space || after == (selfClosing ? close &- 1 : close) else { return false }
-    scanner.commitDeferredTag(close: close, selfClosing: selfClosing)
+    if selfClosing {
+      scanner.commitDeferredTag(close: close, selfClosing: true)
+    } else if !passOverChildren(of: close, limit: limit) {
+      scanner.commitDeferredTag(close: close, selfClosing: false)
+    }
     recordsReadFast &+= 1
     info.recordCount += 1
     return true
+  }
+
+  /// The start of the end tag that closes a passed-over record.
+  private static let recordEndTag: StaticString = "</Record>"
+  /// The start of a child that a passed-over record's children may be.
+  private static let metadataEntryStart: StaticString = "<MetadataEntry "
+
+  /// Passes over the children of the deferred, passed-over `<Record>` whose
+  /// start tag ends at `close`, and its end tag, when they are written as
+  /// Apple writes them: `<MetadataEntry … />` children passed over as the
+  /// lexer passes them over (see `passOverRecord(typeStart:limit:)`), with
+  /// only spaces and line feeds between, all before `limit`. Returns `false`,
+  /// having changed nothing, for any other.
+  @inline(__always)
+  private mutating func passOverChildren(of close: Int, limit: Int) -> Bool {
+    let base = scanner.buffer
+    var i = close &+ 1
+    var lines = 0
+    var lastLineStart = 0
+    while true {
+      while i < limit {
+        let b = base[i]
+        if b == ASCII.lineFeed {
+          lines &+= 1
+          lastLineStart = i &+ 1
+        } else if b != ASCII.space {
+          break
+        }
+        i &+= 1
+      }
+      guard i < limit, base[i] == ASCII.lessThan else { return false }
+      if ByteScanning.equal(base + i, Self.recordEndTag) {
+        scanner.commitDeferredElement(
+          close: close, end: i &+ Self.recordEndTag.utf8CodeUnitCount &- 1, lines: lines,
+          lastLineStart: lastLineStart)
+        return true
+      }
+      let attributes = i &+ Self.metadataEntryStart.utf8CodeUnitCount &- 1
+      guard ByteScanning.equal(base + i, Self.metadataEntryStart),
+        let childClose = ByteScanning.find(ASCII.greaterThan, in: base, from: attributes, to: limit),
+        base[childClose &- 1] == ASCII.slash,
+        let quotes = ByteScanning.quotesInPlainBytes(base + attributes, childClose &- attributes),
+        quotes & 1 == 0
+      else { return false }
+      i = childClose &+ 1
+    }
   }
 
   private mutating func appendSample(_ sample: PendingSample, location: SourceLocation?) {

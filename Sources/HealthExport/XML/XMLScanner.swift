@@ -458,29 +458,59 @@ struct XMLScanner: ~Copyable {
   mutating func commitDeferredTag(close: Int, selfClosing: Bool) {
     precondition(isDeferred && close > nameEnd && close < tagStart + Self.deferralWindow)
     isDeferred = false
-    if counted <= tagStart {
-      // Count what lies before the tag (usually a line feed and an indent), then pass over the tag.
-      if tagStart &- counted <= 16 {
-        var i = counted
-        while i < tagStart {
-          let b = buffer[i]
-          if b == ASCII.lineFeed {
-            linesBeforeCounted &+= 1
-            lineStartBeforeCounted = bufferOffset &+ Int64(i &+ 1)
-          } else if b < ASCII.space && b != ASCII.tab && b != ASCII.carriageReturn {
-            controlCharacters &+= 1
-          }
-          i &+= 1
-        }
-      } else {
-        advanceCount(to: tagStart)
-      }
-      counted = close &+ 1
-    }
+    passOverUncounted(to: close)
     attributesEnd = selfClosing ? close &- 1 : close
     isSelfClosing = selfClosing
     pos = close &+ 1
     if !selfClosing { pushName(from: nameStart, to: nameEnd) }
+  }
+
+  /// Ends the deferred start tag at `close` and its whole element, up to its
+  /// end tag's `>` at `end`, for a caller that checked every byte of both
+  /// and of what lies between; the scan goes on after `end`, the element closed.
+  ///
+  /// The caller vouches for the start tag as for
+  /// ``commitDeferredTag(close:selfClosing:)``, and for the content: child
+  /// elements that the lexer would pass over and that hold no line feed or
+  /// control character, between them only spaces and `lines` line feeds,
+  /// the last just before `lastLineStart`.
+  mutating func commitDeferredElement(close: Int, end: Int, lines: Int, lastLineStart: Int) {
+    precondition(isDeferred && close > nameEnd && end > close && end < tagStart + Self.deferralWindow)
+    isDeferred = false
+    let counting = counted <= tagStart
+    passOverUncounted(to: close)
+    if counting {
+      linesBeforeCounted &+= lines
+      if lines > 0 { lineStartBeforeCounted = bufferOffset &+ Int64(lastLineStart) }
+      counted = end &+ 1
+    }
+    attributesEnd = close
+    isSelfClosing = false
+    pos = end &+ 1
+  }
+
+  /// Counts what lies before the current tag (usually a line feed and an
+  /// indent) and passes over the tag, up to `close`, which holds no line.
+  @inline(__always)
+  private mutating func passOverUncounted(to close: Int) {
+    // A location asked for inside the tag already counted past its start: the rest is counted later.
+    guard counted <= tagStart else { return }
+    if tagStart &- counted <= 16 {
+      var i = counted
+      while i < tagStart {
+        let b = buffer[i]
+        if b == ASCII.lineFeed {
+          linesBeforeCounted &+= 1
+          lineStartBeforeCounted = bufferOffset &+ Int64(i &+ 1)
+        } else if b < ASCII.space && b != ASCII.tab && b != ASCII.carriageReturn {
+          controlCharacters &+= 1
+        }
+        i &+= 1
+      }
+    } else {
+      advanceCount(to: tagStart)
+    }
+    counted = close &+ 1
   }
 
   /// Where the name at `start` ends when it is one of the last two start
