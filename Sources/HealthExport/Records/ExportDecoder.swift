@@ -640,8 +640,8 @@ struct ExportDecoder: ~Copyable {
     let base = scanner.buffer
     let from = scanner.nameEnd
     guard let typeEnd = ByteScanning.findShort(ASCII.quote, in: base, from: typeStart, to: limit),
-      let close = ByteScanning.find(ASCII.greaterThan, in: base, from: from, to: limit), typeEnd < close,
-      let quotes = ByteScanning.quotesInPlainBytes(base + from, close &- from), quotes & 1 == 0
+      let (close, quotes) = ByteScanning.plainTagEnd(base, from: from, to: limit), typeEnd < close,
+      quotes & 1 == 0
     else { return false }
     let selfClosing = base[close &- 1] == ASCII.slash
     let after = typeEnd &+ 1
@@ -693,10 +693,9 @@ struct ExportDecoder: ~Copyable {
       }
       let attributes = i &+ Self.metadataEntryStart.utf8CodeUnitCount &- 1
       guard ByteScanning.equal(base + i, Self.metadataEntryStart),
-        let childClose = ByteScanning.find(ASCII.greaterThan, in: base, from: attributes, to: limit),
-        base[childClose &- 1] == ASCII.slash,
-        let quotes = ByteScanning.quotesInPlainBytes(base + attributes, childClose &- attributes),
-        quotes & 1 == 0
+        let (childClose, quotes) = ByteScanning.plainTagEnd(base, from: attributes, to: limit),
+        quotes & 1 == 0,
+        base[childClose &- 1] == ASCII.slash
       else { return false }
       i = childClose &+ 1
     }

@@ -251,38 +251,46 @@ enum ByteScanning {
     return isZero(found)
   }
 
-  /// How many `"` the `count` (at most 4,080) bytes at `base` hold, or
-  /// `nil` when they hold a `<`, a `'` or a byte below 0x20 (a line feed, a
-  /// tab, a control character); sixteen bytes at a time. It may read up to
-  /// 15 bytes past `count`, never past the scanner buffer's ``XMLScanner/slack``.
+  /// The first `>` in `base[from ..< to]` (`to - from` at most 4,080) and
+  /// how many `"` come before it, or `nil` when none comes before `to`, or
+  /// when the bytes before it hold a `<`, a `'` or a byte below 0x20 (a line
+  /// feed, a tab, a control character); sixteen bytes at a time, in one pass.
+  /// It may read up to 15 bytes past `to`, never past the scanner buffer's
+  /// ``XMLScanner/slack``.
   @inline(__always)
-  static func quotesInPlainBytes(_ base: UnsafePointer<UInt8>, _ count: Int) -> Int? {
+  static func plainTagEnd(_ base: UnsafePointer<UInt8>, from: Int, to: Int) -> (close: Int, quotes: Int)? {
     let raw = UnsafeRawPointer(base)
     let quote = SIMD16<UInt8>(repeating: ASCII.quote)
     let lessThan = SIMD16<UInt8>(repeating: ASCII.lessThan)
+    let greaterThan = SIMD16<UInt8>(repeating: ASCII.greaterThan)
     let apostrophe = SIMD16<UInt8>(repeating: ASCII.apostrophe)
     let space = SIMD16<UInt8>(repeating: ASCII.space)
     // 8-bit lanes count up to 255 vectors.
-    precondition(count <= 255 &* 16)
+    precondition(to &- from <= 255 &* 16)
     var counts = SIMD16<UInt8>(repeating: 0)
     var bad = SIMD16<UInt8>(repeating: 0)
-    @inline(__always) func add(_ v: SIMD16<UInt8>, _ lanesWanted: SIMD16<UInt8>) {
+    var i = from
+    while i < to {
+      let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
       // A lane that matches is all ones: subtracting it adds one.
-      counts &-= lanes(v .== quote) & lanesWanted
-      bad |= (lanes(v .== lessThan) | lanes(v .== apostrophe) | lanes(v .< space)) & lanesWanted
-    }
-    let all = SIMD16<UInt8>(repeating: 0xFF)
-    var i = 0
-    while count &- i >= 64 {
-      for k in 0..<4 { add(raw.loadUnaligned(fromByteOffset: i &+ k &* 16, as: SIMD16<UInt8>.self), all) }
-      i &+= 64
-    }
-    while count &- i >= 16 {
-      add(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self), all)
+      var quotes = lanes(v .== quote)
+      var unwanted = lanes(v .== lessThan) | lanes(v .== apostrophe) | lanes(v .< space)
+      let ends = unsafeBitCast(lanes(v .== greaterThan), to: SIMD2<UInt64>.self)
+      if ends[0] | ends[1] != 0 {
+        let lane = firstLane(ends)
+        guard i &+ lane < to else { return nil }
+        let before = firstLanes(lane)
+        quotes &= before
+        unwanted &= before
+        counts &-= quotes
+        bad |= unwanted
+        return isZero(bad) ? (i &+ lane, sum(counts)) : nil
+      }
+      counts &-= quotes
+      bad |= unwanted
       i &+= 16
     }
-    if i < count { add(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self), firstLanes(count &- i)) }
-    return isZero(bad) ? sum(counts) : nil
+    return nil
   }
 
   /// How many `"` and `'` the `count` bytes at `base` hold, or `nil` when
