@@ -8,7 +8,9 @@ import StepKitCore
 /// place from mapped windows of a size taken from the input, on one thread
 /// and on two, and checks that every read agrees: the same samples, origins,
 /// counts, invalid-record report, or the same error at the same line and
-/// column. Any difference is a finding.
+/// column. Followed by enough line feeds for every record to be read
+/// straight from its bytes, it is also read with every tag lexed, which must
+/// agree as well. Any difference is a finding.
 func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   guard let data else { return 0 }
   let bytes = Data(bytes: data, count: size)
@@ -21,6 +23,10 @@ func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
       fatalError("\(threads) threads, stretches of \(chunkBytes) bytes: \(got)\none thread: \(expected)")
     }
   }
+  let padded = bytes + Data(repeating: UInt8(ascii: "\n"), count: 4200)
+  let fast = outcome(of: padded, fastRecords: true)
+  let careful = outcome(of: padded, fastRecords: false)
+  if fast != careful { fatalError("records read straight from their bytes: \(fast)\nevery tag lexed: \(careful)") }
   guard FileManager.default.createFile(atPath: filePath, contents: bytes) else {
     fatalError("cannot write \(filePath)")
   }
@@ -57,6 +63,12 @@ private func outcome(of bytes: Data, threads: Int, chunkBytes: Int) -> Outcome {
   outcome {
     try ExportReader.readXML(
       bytes, name: "fuzz.xml", into: &$0, threads: threads, chunkBytes: chunkBytes, bufferBytes: 256)
+  }
+}
+
+private func outcome(of bytes: Data, fastRecords: Bool) -> Outcome {
+  outcome {
+    try ExportReader.readXML(bytes, name: "fuzz.xml", into: &$0, threads: 1, chunkBytes: 0, fastRecords: fastRecords)
   }
 }
 

@@ -446,18 +446,22 @@ final class ChunkBoard: @unchecked Sendable {
 extension ExportReader {
   /// Reads `data` as export XML (never as a zip), front to back when
   /// `threads` is 1, otherwise cut into stretches of about `chunkBytes` and
-  /// read on `threads` threads, however small the data.
+  /// read on `threads` threads, however small the data. On one thread,
+  /// `fastRecords: false` lexes every record's tag before decoding it,
+  /// instead of reading records written as Apple writes them straight from
+  /// their bytes.
   ///
-  /// For differential tests and fuzzing: both ways must give the same
+  /// For differential tests and fuzzing: every way must give the same
   /// samples, counts, invalid-record report and error.
   @_spi(Testing)
   public static func readXML(
     _ data: Data, name: String, into log: inout SampleLog, threads: Int, chunkBytes: Int,
-    bufferBytes: Int = 1 << 16
+    bufferBytes: Int = 1 << 16, fastRecords: Bool = true
   ) throws -> ExportInfo {
     guard threads > 1 else {
       return try read(
-        source: MemoryChunkSource(data, displayName: name), into: &log, bufferBytes: bufferBytes)
+        source: MemoryChunkSource(data, displayName: name), into: &log, bufferBytes: bufferBytes,
+        fastRecords: fastRecords)
     }
     let settings = ParallelExportReader.Settings(
       threads: threads, chunkBytes: chunkBytes, headerBytes: chunkBytes, minimumBytes: 0,
