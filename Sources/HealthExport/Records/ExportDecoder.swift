@@ -70,6 +70,9 @@ struct ExportDecoder: ~Copyable {
   /// The export date: a sample that starts later comes from a wrong clock.
   private var exportedAtMs: Int64?
   private var pendingSample: PendingSample?
+  /// Where the values of a record read straight from its bytes start and
+  /// end, two per slot of ``recordAttributeNames`` (see `fastSampleRecord()`).
+  private let valueBounds = UnsafeMutablePointer<Int>.allocate(capacity: 2 * ExpectedAttributes.maximumCount)
   /// Where the pending sample's record starts; found only for a sample the log
   /// will turn away. Kept beside it, so that the sample itself stays a few
   /// plain words to copy.
@@ -126,6 +129,8 @@ struct ExportDecoder: ~Copyable {
       speculative = resumption.speculative
     }
   }
+
+  deinit { valueBounds.deallocate() }
 
   /// Lets a decoder that returned ``Event/seam(clean:)`` read on, once its
   /// source has been given more bytes (see ``XMLScanner/readPastRangeEnd(stopsAtSeam:)``).
@@ -540,12 +545,9 @@ struct ExportDecoder: ~Copyable {
     } else {
       return passOverRecord(typeStart: typeStart, limit: limit)
     }
-    var source = 0..<0
-    var device = 0..<0
-    var unit = 0..<0
-    var startDate = 0..<0
-    var endDate = 0..<0
-    var value = 0..<0
+    // Where each attribute's value starts and ends, stored by slot without a branch on it (a jump on
+    // the slot was mispredicted record after record).
+    let bounds = valueBounds
     var present: UInt32 = 1
     var slot = 1
     var close = 0
@@ -561,17 +563,8 @@ struct ExportDecoder: ~Copyable {
         guard let valueEnd = name.pointee.closingQuote(in: base, from: valueStart, before: limit) else {
           return false
         }
-        switch slot {
-        case 1: source = valueStart..<valueEnd
-        case 3: device = valueStart..<valueEnd
-        case 4: unit = valueStart..<valueEnd
-        case 6: startDate = valueStart..<valueEnd
-        case 7: endDate = valueStart..<valueEnd
-        case 8: value = valueStart..<valueEnd
-        default:
-          // `sourceVersion`, `creationDate`: read by nothing, so checked here.
-          guard ByteScanning.isPlain(base, from: valueStart, to: valueEnd) else { return false }
-        }
+        bounds[2 &* slot] = valueStart
+        bounds[2 &* slot &+ 1] = valueEnd
         present |= 1 &<< UInt32(truncatingIfNeeded: slot)
         slot &+= 1
         i = valueEnd &+ 1
@@ -586,9 +579,23 @@ struct ExportDecoder: ~Copyable {
         return false
       }
     }
+    /// The value of attribute `slot`; empty when the record has none.
+    @inline(__always) func range(_ slot: Int) -> Range<Int> {
+      guard present & (1 &<< UInt32(truncatingIfNeeded: slot)) != 0 else { return 0..<0 }
+      return bounds[2 &* slot]..<bounds[2 &* slot &+ 1]
+    }
     // `type`, `sourceName`, the dates and `value`; `unit` for distance.
     let required: UInt32 = kind == .distance ? 0b1_1101_0011 : 0b1_1100_0011
+    let source = range(1)
+    let device = range(3)
+    let unit = range(4)
+    let startDate = range(6)
+    let endDate = range(7)
+    let value = range(8)
+    // Absent attributes are empty ranges; `sourceVersion` and `creationDate` are read by nothing, so checked here.
     guard present & required == required,
+      ByteScanning.isPlain(base, from: range(2).lowerBound, to: range(2).upperBound),
+      ByteScanning.isPlain(base, from: range(5).lowerBound, to: range(5).upperBound),
       ByteScanning.isPlain(base, from: value.lowerBound, to: value.upperBound),
       ByteScanning.isPlain(base, from: unit.lowerBound, to: unit.upperBound)
     else { return false }
