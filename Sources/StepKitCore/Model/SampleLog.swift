@@ -194,7 +194,7 @@ public struct SampleLog: Sendable {
     if let reason = Self.rejection(
       startMs: startMs, endMs: endMs, value: value, utcOffsetSeconds: utcOffsetSeconds)
     {
-      invalid.record(InvalidSample(reason: reason, location: location()))
+      reject(reason, at: location())
       return false
     }
     storeValid(
@@ -202,6 +202,14 @@ public struct SampleLog: Sendable {
         startMs: startMs, endMs: endMs, value: value, origin: origin.rawValue,
         offsetMinutes: Int16(utcOffsetSeconds / 60), kind: kind, isUserEntered: userEntered))
     return true
+  }
+
+  /// Records a sample turned away, out of line: kept out of
+  /// ``append(kind:startMs:endMs:value:utcOffsetSeconds:origin:userEntered:location:)``
+  /// (a few instructions a sample), which hardly ever calls it.
+  @inline(never)
+  mutating func reject(_ reason: InvalidSample.Reason, at location: SourceLocation?) {
+    invalid.record(InvalidSample(reason: reason, location: location))
   }
 
   /// Stores a sample already found valid and counts it for its origin, kind

@@ -215,12 +215,21 @@ struct SampleStore: Sendable {
   private var openRoom = 0
   /// How many samples are stored.
   private(set) var count = 0
-  /// The earliest start and latest end of all samples.
-  private(set) var minStartMs = Int64.max
-  private(set) var maxEndMs = Int64.min
+  /// The earliest start and latest end of the samples of the sealed blocks:
+  /// kept per block rather than per sample, the open block's own are
+  /// folded in when it is sealed.
+  private var sealedMinStartMs = Int64.max
+  private var sealedMaxEndMs = Int64.min
+  /// The earliest start of all samples (`Int64.max` when there are none).
+  var minStartMs: Int64 { count == 0 ? sealedMinStartMs : min(sealedMinStartMs, open.minStartMs) }
+  /// The latest end of all samples (`Int64.min` when there are none).
+  var maxEndMs: Int64 { count == 0 ? sealedMaxEndMs : max(sealedMaxEndMs, open.maxEndMs) }
   private var context = Context()
   /// The unit factor the last decimal used, tried first for the next one.
   private var factorHint: UInt8 = 0
+  /// The unit factor and power of ten of ``Context/scale``, while it is not 0xFF.
+  private var scaleFactor = 1.0
+  private var scalePower = 1.0
   /// How many samples start in each span of ``startSpanShift`` (by the
   /// start shifted right by it), but for the run counted in
   /// ``pendingSpan``: exact whatever the blocks are, so that what is judged
@@ -345,6 +354,7 @@ struct SampleStore: Sendable {
   }
 
   /// Encodes one sample at the end, leaving ``startCounts`` as it is.
+  @inline(__always)
   private mutating func encode(_ sample: StoredSample) {
     if openRoom == 0 { openBlock(at: sample.startMs) }
     openRoom &-= 1
@@ -396,14 +406,21 @@ struct SampleStore: Sendable {
     open.minStartMs = min(open.minStartMs, sample.startMs)
     open.maxStartMs = max(open.maxStartMs, sample.startMs)
     open.maxEndMs = max(open.maxEndMs, sample.endMs)
-    minStartMs = min(minStartMs, sample.startMs)
-    maxEndMs = max(maxEndMs, sample.endMs)
+  }
+
+  /// Moves the open block's record among the sealed ones (when a sample is
+  /// stored, there is one), with its range of time.
+  private mutating func sealOpenBlock() {
+    guard count > 0 else { return }
+    sealedBlocks.append(open)
+    sealedMinStartMs = min(sealedMinStartMs, open.minStartMs)
+    sealedMaxEndMs = max(sealedMaxEndMs, open.maxEndMs)
   }
 
   /// Seals the open block and starts one, in a new chunk when the current
   /// one lacks room for a whole block.
   private mutating func openBlock(at startMs: Int64) {
-    if count > 0 { sealedBlocks.append(open) }
+    sealOpenBlock()
     if let current = tail, current.capacity - tailUsed < Self.maximumBlockBytes {
       startChunk(after: current)
     } else if tail == nil {
@@ -452,8 +469,45 @@ struct SampleStore: Sendable {
   }
 
   /// Writes `value` in its shortest exact form and returns the form (header bits 5–6).
+  ///
+  /// The two forms nearly every sample takes are tried here, inlined into
+  /// ``encode(_:)``: an integer (steps), and a decimal at the scale of the
+  /// block's previous one (a run of distances in one unit), with that
+  /// scale's factor and power of ten kept at hand (``scaleFactor``,
+  /// ``scalePower``). Each returns only where ``encodeValueInFull(_:kind:_:)``
+  /// would return the same, from the same arithmetic (dividing or multiplying
+  /// by a factor of 1 is exact), so the bytes are the same; anything else
+  /// goes there.
   @inline(__always)
   private mutating func encodeValue(
+    _ value: Double, kind: QuantityKind, _ out: inout UnsafeMutablePointer<UInt8>
+  ) -> UInt8 {
+    if value < 9_007_199_254_740_992, value.sign == .plus {
+      // In [0, 2^53): the signed conversions, one instruction each, are exact.
+      let integer = Int64(value)
+      if Double(integer) == value {
+        Self.writeVarint(UInt64(bitPattern: integer), &out)
+        return 0
+      }
+      if context.scale != 0xFF {
+        let scaled = value / scaleFactor * scalePower
+        if scaled < 9_007_199_254_740_992 {
+          let mantissa = Int64(scaled + 0.5)
+          // `mantissa` is below 2^53: the signed conversion gives the unsigned one's double.
+          if Double(mantissa) / scalePower * scaleFactor == value {
+            Self.writeVarint(UInt64(bitPattern: mantissa), &out)
+            return 1
+          }
+        }
+      }
+    }
+    return encodeValueInFull(value, kind: kind, &out)
+  }
+
+  /// ``encodeValue(_:kind:_:)`` in full: every form, the search for a scale
+  /// and unit factor included.
+  @inline(never)
+  private mutating func encodeValueInFull(
     _ value: Double, kind: QuantityKind, _ out: inout UnsafeMutablePointer<UInt8>
   ) -> UInt8 {
     if value < 9_007_199_254_740_992, value.sign == .plus {
@@ -491,6 +545,8 @@ struct SampleStore: Sendable {
         out += 1
         Self.writeVarint(mantissa, &out)
         context.scale = scale
+        scaleFactor = Self.unitFactor(scale >> 4)
+        scalePower = Self.powerOfTen(scale & 15)
         return 2
       }
     }
@@ -840,11 +896,9 @@ extension SampleStore {
           copy.chunk = UInt32(fullChunks.count)
           copy.offset = UInt32(tailUsed + Int(copy.offset) - runStart)
           copy.first = count
-          if count > 0 { sealedBlocks.append(open) }
+          sealOpenBlock()
           open = copy
           count += other.count(ofBlock: moved)
-          minStartMs = min(minStartMs, copy.minStartMs)
-          maxEndMs = max(maxEndMs, copy.maxEndMs)
         }
         tailUsed += bytes
         next = last
