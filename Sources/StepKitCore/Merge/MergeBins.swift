@@ -52,10 +52,9 @@ extension SampleStore {
 /// `kind` from the source at `rank`.
 struct MergeGroups {
   let sourceCount: Int
-  /// Index: `(kind * 2 + userEntered) * sourceCount + source`.
-  let groupOfClass: [Int32]
-  /// Per origin, its source.
-  let originSource: [Int32]
+  /// Index: `4 * origin + 2 * kind + userEntered`: the group of each class
+  /// of sample per origin, so that finding a sample's takes one lookup.
+  let groupOfOrigin: [Int32]
 
   init(log: SampleLog, policy: CountingPolicy, resolved: ResolvedRanking) {
     let sourceCount = resolved.sourceCount
@@ -72,16 +71,18 @@ struct MergeGroups {
         }
       }
     }
-    groupOfClass = table
-    originSource = log.originSource
+    groupOfOrigin = log.originSource.flatMap { source in
+      (0..<4).map { row in table[row * sourceCount + Int(source)] }
+    }
   }
 
   var groupCount: Int { QuantityKind.allCases.count * sourceCount }
 
   @inline(__always)
   func group(of sample: StoredSample) -> Int32 {
-    let row = 2 * Int(sample.kind.rawValue) + (sample.isUserEntered ? 1 : 0)
-    return groupOfClass[row * sourceCount + Int(originSource[Int(sample.origin)])]
+    // No overflow: an origin is below 2^16, a row below 4.
+    let row = 2 &* Int(sample.kind.rawValue) | (sample.isUserEntered ? 1 : 0)
+    return groupOfOrigin[Int(sample.origin) &<< 2 | row]
   }
 }
 

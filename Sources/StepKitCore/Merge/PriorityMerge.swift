@@ -127,6 +127,9 @@ extension SampleLog {
     let groups = MergeGroups(log: self, policy: policy, resolved: resolved)
     var gatherer = BinGatherer(store: store)
     var work = MergeWork()
+    // A bin gathers about the samples it owns and those that overlap them:
+    // room for twice the target, so that the first bins do not grow it step by step.
+    work.items.reserveCapacity(min(count, 2 * MergeBin.targetSamples))
     for bin in bins {
       gatherer.gather(bin, groups: groups, into: &work, owned: owned)
       work.sortGroups(groupCount: groups.groupCount)
@@ -157,6 +160,12 @@ extension SampleLog {
               // The first covered interval that ends after the current sample's
               // start; samples come in order of start, so it only moves forward.
               var firstOpen = 0
+              // The last interval of `sourceUnion`, held here until one
+              // starts after it: a source's samples mostly follow on one
+              // another, each then only moving its end.
+              var pending = Interval(start: 0, end: 0)
+              var hasPending = false
+              defer { if hasPending { sourceUnion.append(pending) } }
               for position in members {
                 let sample = items[Int(order[position])]
                 let start = sample.startMs
@@ -169,7 +178,13 @@ extension SampleLog {
                   }
                   continue
                 }
-                Interval.extend(&sourceUnion, with: Interval(start: start, end: end))
+                if hasPending && start <= pending.end {
+                  if end > pending.end { pending.end = end }
+                } else {
+                  if hasPending { sourceUnion.append(pending) }
+                  pending = Interval(start: start, end: end)
+                  hasPending = true
+                }
                 guard sample.isOwned else { continue }
                 if firstOpen == covered.count || covered[firstOpen].start >= end {
                   // Nothing covers it (the common case): its value whole, unscaled.
