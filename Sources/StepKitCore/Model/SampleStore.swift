@@ -165,6 +165,26 @@ struct SampleStore: Sendable {
     var offsetMinutes: Int16 = 0
     /// The previous decimal's scale byte; 0xFF when there was none.
     var scale: UInt8 = 0xFF
+    /// ``scale``'s power of ten and unit factor, as ``decodeDecimal(_:scale:)``
+    /// takes them from it (for 0xFF too), kept so that a decimal at the
+    /// previous scale costs a division and a multiplication: dividing or
+    /// multiplying by 1 is exact, so the value is the very same.
+    var scalePower = 1e9
+    var scaleFactor = 1.0
+
+    /// Takes `scale` as the scale of the decimals that follow.
+    @inline(__always)
+    mutating func setScale(_ scale: UInt8) {
+      self.scale = scale
+      scalePower = SampleStore.powerOfTen(scale & 15)
+      scaleFactor = SampleStore.unitFactor(scale >> 4)
+    }
+
+    /// A decimal's value at ``scale``: ``decodeDecimal(_:scale:)`` with the scale's figures at hand.
+    @inline(__always)
+    func decimal(_ mantissa: UInt64) -> Double {
+      Double(mantissa) / scalePower * scaleFactor
+    }
   }
 
   /// A sealed chunk: in memory, or written to ``spillFile`` at an offset.
@@ -227,9 +247,6 @@ struct SampleStore: Sendable {
   private var context = Context()
   /// The unit factor the last decimal used, tried first for the next one.
   private var factorHint: UInt8 = 0
-  /// The unit factor and power of ten of ``Context/scale``, while it is not 0xFF.
-  private var scaleFactor = 1.0
-  private var scalePower = 1.0
   /// How many samples start in each span of ``startSpanShift`` (by the
   /// start shifted right by it), but for the run counted in
   /// ``pendingSpan``: exact whatever the blocks are, so that what is judged
@@ -473,8 +490,8 @@ struct SampleStore: Sendable {
   /// The two forms nearly every sample takes are tried here, inlined into
   /// ``encode(_:)``: an integer (steps), and a decimal at the scale of the
   /// block's previous one (a run of distances in one unit), with that
-  /// scale's factor and power of ten kept at hand (``scaleFactor``,
-  /// ``scalePower``). Each returns only where ``encodeValueInFull(_:kind:_:)``
+  /// scale's factor and power of ten kept at hand (``Context/scaleFactor``,
+  /// ``Context/scalePower``). Each returns only where ``encodeValueInFull(_:kind:_:)``
   /// would return the same, from the same arithmetic (dividing or multiplying
   /// by a factor of 1 is exact), so the bytes are the same; anything else
   /// goes there.
@@ -490,11 +507,11 @@ struct SampleStore: Sendable {
         return 0
       }
       if context.scale != 0xFF {
-        let scaled = value / scaleFactor * scalePower
+        let scaled = value / context.scaleFactor * context.scalePower
         if scaled < 9_007_199_254_740_992 {
           let mantissa = Int64(scaled + 0.5)
           // `mantissa` is below 2^53: the signed conversion gives the unsigned one's double.
-          if Double(mantissa) / scalePower * scaleFactor == value {
+          if Double(mantissa) / context.scalePower * context.scaleFactor == value {
             Self.writeVarint(UInt64(bitPattern: mantissa), &out)
             return 1
           }
@@ -544,9 +561,7 @@ struct SampleStore: Sendable {
         out.pointee = scale
         out += 1
         Self.writeVarint(mantissa, &out)
-        context.scale = scale
-        scaleFactor = Self.unitFactor(scale >> 4)
-        scalePower = Self.powerOfTen(scale & 15)
+        context.setScale(scale)
         return 2
       }
     }
@@ -794,11 +809,11 @@ struct SampleStore: Sendable {
     let value: Double
     switch (h >> 5) & 3 {
     case 0: value = Double(readVarint(&cursor))
-    case 1: value = decodeDecimal(readVarint(&cursor), scale: context.scale)
+    case 1: value = context.decimal(readVarint(&cursor))
     case 2:
-      context.scale = cursor.pointee
+      context.setScale(cursor.pointee)
       cursor += 1
-      value = decodeDecimal(readVarint(&cursor), scale: context.scale)
+      value = context.decimal(readVarint(&cursor))
     default:
       var bits: UInt64 = 0
       withUnsafeMutableBytes(of: &bits) {
