@@ -197,10 +197,12 @@ public struct SampleLog: Sendable {
       reject(reason, at: location())
       return false
     }
+    // `rejection` bounds the offset to ±2047 minutes: it fits 16 bits.
     storeValid(
       StoredSample(
         startMs: startMs, endMs: endMs, value: value, origin: origin.rawValue,
-        offsetMinutes: Int16(utcOffsetSeconds / 60), kind: kind, isUserEntered: userEntered))
+        offsetMinutes: Int16(truncatingIfNeeded: utcOffsetSeconds / 60), kind: kind,
+        isUserEntered: userEntered))
     return true
   }
 
