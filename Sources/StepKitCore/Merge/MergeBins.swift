@@ -170,11 +170,28 @@ struct MergeWork {
         for item in items { groupStart[Int(item.group) + 1] += 1 }
         for group in 0..<groupCount { groupStart[group + 1] += groupStart[group] }
         var fill = Array(groupStart.prefix(groupCount))
+        // Each group's last member so far, and whether its members came in
+        // order (no member precedes the one before it): the common case,
+        // which the sort below would leave as it is, so it is skipped.
+        var last = [(startMs: Int64, index: Int)](repeating: (.min, .min), count: groupCount)
+        var inOrder = [Bool](repeating: true, count: groupCount)
         fill.withUnsafeMutableBufferPointer { fill in
-          for position in items.indices {
-            let group = Int(items[position].group)
-            order[fill[group]] = Int32(truncatingIfNeeded: position)
-            fill[group] += 1
+          last.withUnsafeMutableBufferPointer { last in
+            inOrder.withUnsafeMutableBufferPointer { inOrder in
+              for position in items.indices {
+                let item = items[position]
+                let group = Int(item.group)
+                order[fill[group]] = Int32(truncatingIfNeeded: position)
+                fill[group] += 1
+                let before = last[group]
+                if item.startMs < before.startMs
+                  || (item.startMs == before.startMs && item.index < before.index)
+                {
+                  inOrder[group] = false
+                }
+                last[group] = (item.startMs, item.index)
+              }
+            }
           }
         }
         func precedes(_ a: Int32, _ b: Int32) -> Bool {
@@ -182,7 +199,7 @@ struct MergeWork {
           let y = items[Int(b)]
           return x.startMs < y.startMs || (x.startMs == y.startMs && x.index < y.index)
         }
-        for group in 0..<groupCount {
+        for group in 0..<groupCount where !inOrder[group] {
           var members = UnsafeMutableBufferPointer(
             rebasing: order[groupStart[group]..<groupStart[group + 1]])
           // A group nearly always comes in order already, or nearly: a
