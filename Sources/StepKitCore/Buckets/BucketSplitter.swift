@@ -20,9 +20,30 @@ struct BucketSplitter {
   /// `(ordinal, share, utcOffsetMs)`. An instant goes whole to the bucket
   /// that contains it.
   ///
+  /// The case nearly every sample takes, under the `recorded` rule a sample
+  /// inside the bucket of the one before, is inlined into the caller;
+  /// ``splitInFull(start:end:value:recordedOffsetMs:_:)`` does the rest.
+  ///
   /// - Parameter recordedOffsetMs: The sample's own offset, used by the `recorded` rule.
   @inline(__always)
   mutating func split(
+    start: Int64, end: Int64, value: Double, recordedOffsetMs: Int64,
+    _ body: (_ ordinal: Int64, _ share: Double, _ offsetMs: Int64) -> Void
+  ) {
+    if zone == nil {
+      let offset = recordedOffsetMs
+      let localStart = start + offset
+      if localStart >= cachedLower && localStart < cachedUpper && end + offset <= cachedUpper {
+        body(cachedOrdinal, value, offset)
+        return
+      }
+    }
+    splitInFull(start: start, end: end, value: value, recordedOffsetMs: recordedOffsetMs, body)
+  }
+
+  /// ``split(start:end:value:recordedOffsetMs:_:)`` in full, under either rule.
+  @inline(never)
+  private mutating func splitInFull(
     start: Int64, end: Int64, value: Double, recordedOffsetMs: Int64,
     _ body: (_ ordinal: Int64, _ share: Double, _ offsetMs: Int64) -> Void
   ) {

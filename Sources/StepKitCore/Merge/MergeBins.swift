@@ -52,10 +52,9 @@ extension SampleStore {
 /// `kind` from the source at `rank`.
 struct MergeGroups {
   let sourceCount: Int
-  /// Index: `(kind * 2 + userEntered) * sourceCount + source`.
-  let groupOfClass: [Int32]
-  /// Per origin, its source.
-  let originSource: [Int32]
+  /// Index: `4 * origin + 2 * kind + userEntered`: the group of each class
+  /// of sample per origin, so that finding a sample's takes one lookup.
+  let groupOfOrigin: [Int32]
 
   init(log: SampleLog, policy: CountingPolicy, resolved: ResolvedRanking) {
     let sourceCount = resolved.sourceCount
@@ -72,16 +71,18 @@ struct MergeGroups {
         }
       }
     }
-    groupOfClass = table
-    originSource = log.originSource
+    groupOfOrigin = log.originSource.flatMap { source in
+      (0..<4).map { row in table[row * sourceCount + Int(source)] }
+    }
   }
 
   var groupCount: Int { QuantityKind.allCases.count * sourceCount }
 
   @inline(__always)
   func group(of sample: StoredSample) -> Int32 {
-    let row = 2 * Int(sample.kind.rawValue) + (sample.isUserEntered ? 1 : 0)
-    return groupOfClass[row * sourceCount + Int(originSource[Int(sample.origin)])]
+    // No overflow: an origin is below 2^16, a row below 4.
+    let row = 2 &* Int(sample.kind.rawValue) | (sample.isUserEntered ? 1 : 0)
+    return groupOfOrigin[Int(sample.origin) &<< 2 | row]
   }
 }
 
@@ -104,9 +105,52 @@ struct MergeItem {
   }
 }
 
+/// A bin's items, in a buffer that only grows: appending checks only the
+/// capacity, not the uniqueness an array checks on every append (one owner,
+/// the merge of one part, which frees it with ``deallocate()``).
+struct MergeItems {
+  private var base: UnsafeMutablePointer<MergeItem>
+  private(set) var count = 0
+  private var capacity: Int
+
+  /// An empty buffer with room for `capacity` items.
+  init(capacity: Int) {
+    self.capacity = max(capacity, 16)
+    base = .allocate(capacity: self.capacity)
+  }
+
+  /// Frees the buffer (`MergeItem` holds no references: nothing to deinitialize).
+  func deallocate() { base.deallocate() }
+
+  /// Forgets every item, keeping the room.
+  mutating func removeAll() { count = 0 }
+
+  @inline(__always)
+  mutating func append(_ item: MergeItem) {
+    if count == capacity { grow() }
+    (base + count).initialize(to: item)
+    // No overflow: `count` is below `capacity`.
+    count &+= 1
+  }
+
+  /// Doubles the room, moving the items.
+  @inline(never)
+  private mutating func grow() {
+    let larger = UnsafeMutablePointer<MergeItem>.allocate(capacity: 2 * capacity)
+    larger.moveInitialize(from: base, count: count)
+    base.deallocate()
+    base = larger
+    capacity *= 2
+  }
+
+  /// The items, valid until the next append.
+  var buffer: UnsafeBufferPointer<MergeItem> { UnsafeBufferPointer(start: base, count: count) }
+}
+
 /// A bin's samples and their walk order, reused from bin to bin.
 struct MergeWork {
-  var items: [MergeItem] = []
+  /// The bin's items; ``MergeItems/deallocate()`` frees them.
+  var items: MergeItems
   /// Item indices, group after group, each group in order of start (then of
   /// the log, for equal starts).
   var order: [Int32] = []
@@ -120,48 +164,64 @@ struct MergeWork {
     groupStart.append(contentsOf: repeatElement(0, count: groupCount + 1))
     order.removeAll(keepingCapacity: true)
     order.append(contentsOf: repeatElement(0, count: items.count))
-    items.withUnsafeBufferPointer { items in
-      order.withUnsafeMutableBufferPointer { order in
-        groupStart.withUnsafeMutableBufferPointer { groupStart in
-          for item in items { groupStart[Int(item.group) + 1] += 1 }
-          for group in 0..<groupCount { groupStart[group + 1] += groupStart[group] }
-          var fill = Array(groupStart.prefix(groupCount))
-          fill.withUnsafeMutableBufferPointer { fill in
-            for position in items.indices {
-              let group = Int(items[position].group)
-              order[fill[group]] = Int32(truncatingIfNeeded: position)
-              fill[group] += 1
+    let items = self.items.buffer
+    order.withUnsafeMutableBufferPointer { order in
+      groupStart.withUnsafeMutableBufferPointer { groupStart in
+        for item in items { groupStart[Int(item.group) + 1] += 1 }
+        for group in 0..<groupCount { groupStart[group + 1] += groupStart[group] }
+        var fill = Array(groupStart.prefix(groupCount))
+        // Each group's last member so far, and whether its members came in
+        // order (no member precedes the one before it): the common case,
+        // which the sort below would leave as it is, so it is skipped.
+        var last = [(startMs: Int64, index: Int)](repeating: (.min, .min), count: groupCount)
+        var inOrder = [Bool](repeating: true, count: groupCount)
+        fill.withUnsafeMutableBufferPointer { fill in
+          last.withUnsafeMutableBufferPointer { last in
+            inOrder.withUnsafeMutableBufferPointer { inOrder in
+              for position in items.indices {
+                let item = items[position]
+                let group = Int(item.group)
+                order[fill[group]] = Int32(truncatingIfNeeded: position)
+                fill[group] += 1
+                let before = last[group]
+                if item.startMs < before.startMs
+                  || (item.startMs == before.startMs && item.index < before.index)
+                {
+                  inOrder[group] = false
+                }
+                last[group] = (item.startMs, item.index)
+              }
             }
           }
-          func precedes(_ a: Int32, _ b: Int32) -> Bool {
-            let x = items[Int(a)]
-            let y = items[Int(b)]
-            return x.startMs < y.startMs || (x.startMs == y.startMs && x.index < y.index)
-          }
-          for group in 0..<groupCount {
-            var members = UnsafeMutableBufferPointer(
-              rebasing: order[groupStart[group]..<groupStart[group + 1]])
-            // A group nearly always comes in order already, or nearly: a
-            // source writes a sample a little before one that started
-            // earlier. Insertion costs one step per such inversion; past a
-            // budget the group is sorted outright.
-            var budget = 4 * members.count
-            var k = 1
-            while k < members.count {
-              let member = members[k]
-              var at = k
-              while at > 0 && precedes(member, members[at - 1]) && budget > 0 {
-                members[at] = members[at - 1]
-                at -= 1
-                budget -= 1
-              }
-              members[at] = member
-              if budget == 0 {
-                members.sort(by: precedes)
-                break
-              }
-              k += 1
+        }
+        func precedes(_ a: Int32, _ b: Int32) -> Bool {
+          let x = items[Int(a)]
+          let y = items[Int(b)]
+          return x.startMs < y.startMs || (x.startMs == y.startMs && x.index < y.index)
+        }
+        for group in 0..<groupCount where !inOrder[group] {
+          var members = UnsafeMutableBufferPointer(
+            rebasing: order[groupStart[group]..<groupStart[group + 1]])
+          // A group nearly always comes in order already, or nearly: a
+          // source writes a sample a little before one that started
+          // earlier. Insertion costs one step per such inversion; past a
+          // budget the group is sorted outright.
+          var budget = 4 * members.count
+          var k = 1
+          while k < members.count {
+            let member = members[k]
+            var at = k
+            while at > 0 && precedes(member, members[at - 1]) && budget > 0 {
+              members[at] = members[at - 1]
+              at -= 1
+              budget -= 1
             }
+            members[at] = member
+            if budget == 0 {
+              members.sort(by: precedes)
+              break
+            }
+            k += 1
           }
         }
       }
@@ -227,7 +287,7 @@ struct BinGatherer {
     _ bin: MergeBin, groups: MergeGroups, into work: inout MergeWork,
     owned ownedSample: (Int, StoredSample) -> Void = { _, _ in }
   ) {
-    work.items.removeAll(keepingCapacity: true)
+    work.items.removeAll()
     let blocks = self.blocks
     active.removeAll { blocks[Int($0)].maxEndMs < bin.lower }
     admit(before: bin.upper)

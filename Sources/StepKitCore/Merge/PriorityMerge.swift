@@ -126,7 +126,10 @@ extension SampleLog {
     guard sourceCount > 0, count > 0 else { return }
     let groups = MergeGroups(log: self, policy: policy, resolved: resolved)
     var gatherer = BinGatherer(store: store)
-    var work = MergeWork()
+    // A bin gathers about the samples it owns and those that overlap them:
+    // room for twice the target, so that the first bins do not grow it step by step.
+    var work = MergeWork(items: MergeItems(capacity: min(count, 2 * MergeBin.targetSamples)))
+    defer { work.items.deallocate() }
     for bin in bins {
       gatherer.gather(bin, groups: groups, into: &work, owned: owned)
       work.sortGroups(groupCount: groups.groupCount)
@@ -142,66 +145,77 @@ extension SampleLog {
     let sourceCount = resolved.sourceCount
     var covered: [Interval] = []
     var sourceUnion: [Interval] = []
-    work.items.withUnsafeBufferPointer { items in
-      work.order.withUnsafeBufferPointer { order in
-        for kind in QuantityKind.allCases {
-          let ranking = resolved[kind]
-          covered.removeAll(keepingCapacity: true)
-          for rank in 0..<sourceCount {
-            let group = Int(kind.rawValue) * sourceCount + rank
-            let members = work.groupStart[group]..<work.groupStart[group + 1]
-            guard !members.isEmpty else { continue }
-            let source = ranking.sourceOfRank[rank]
-            sourceUnion.removeAll(keepingCapacity: true)
-            covered.withUnsafeBufferPointer { covered in
-              // The first covered interval that ends after the current sample's
-              // start; samples come in order of start, so it only moves forward.
-              var firstOpen = 0
-              for position in members {
-                let sample = items[Int(order[position])]
-                let start = sample.startMs
-                let end = sample.endMs
-                while firstOpen < covered.count && covered[firstOpen].end <= start { firstOpen += 1 }
-                if start == end {
-                  // An instant counts whole when it lies outside `covered`.
-                  if sample.isOwned && (firstOpen == covered.count || covered[firstOpen].start > start) {
-                    sink(sample.piece(start, end, sample.value, kind: kind, source: source))
-                  }
-                  continue
-                }
-                Interval.extend(&sourceUnion, with: Interval(start: start, end: end))
-                guard sample.isOwned else { continue }
-                if firstOpen == covered.count || covered[firstOpen].start >= end {
-                  // Nothing covers it (the common case): its value whole, unscaled.
+    let items = work.items.buffer
+    work.order.withUnsafeBufferPointer { order in
+      for kind in QuantityKind.allCases {
+        let ranking = resolved[kind]
+        covered.removeAll(keepingCapacity: true)
+        for rank in 0..<sourceCount {
+          let group = Int(kind.rawValue) * sourceCount + rank
+          let members = work.groupStart[group]..<work.groupStart[group + 1]
+          guard !members.isEmpty else { continue }
+          let source = ranking.sourceOfRank[rank]
+          sourceUnion.removeAll(keepingCapacity: true)
+          covered.withUnsafeBufferPointer { covered in
+            // The first covered interval that ends after the current sample's
+            // start; samples come in order of start, so it only moves forward.
+            var firstOpen = 0
+            // The last interval of `sourceUnion`, held here until one
+            // starts after it: a source's samples mostly follow on one
+            // another, each then only moving its end.
+            var pending = Interval(start: 0, end: 0)
+            var hasPending = false
+            defer { if hasPending { sourceUnion.append(pending) } }
+            for position in members {
+              let sample = items[Int(order[position])]
+              let start = sample.startMs
+              let end = sample.endMs
+              while firstOpen < covered.count && covered[firstOpen].end <= start { firstOpen += 1 }
+              if start == end {
+                // An instant counts whole when it lies outside `covered`.
+                if sample.isOwned && (firstOpen == covered.count || covered[firstOpen].start > start) {
                   sink(sample.piece(start, end, sample.value, kind: kind, source: source))
-                  continue
                 }
-                // The uncovered pieces of [start, end), in order.
-                let valuePerMs = sample.value / Double(end - start)
-                var pieceStart = start
-                var next = firstOpen
-                while next < covered.count && covered[next].start < end {
-                  // The stretch before this covered interval is uncovered.
-                  let cover = covered[next]
-                  if cover.start > pieceStart {
-                    sink(
-                      sample.piece(
-                        pieceStart, cover.start, Double(cover.start - pieceStart) * valuePerMs,
-                        kind: kind, source: source))
-                  }
-                  pieceStart = max(pieceStart, cover.end)
-                  if pieceStart >= end { break }
-                  next += 1
+                continue
+              }
+              if hasPending && start <= pending.end {
+                if end > pending.end { pending.end = end }
+              } else {
+                if hasPending { sourceUnion.append(pending) }
+                pending = Interval(start: start, end: end)
+                hasPending = true
+              }
+              guard sample.isOwned else { continue }
+              if firstOpen == covered.count || covered[firstOpen].start >= end {
+                // Nothing covers it (the common case): its value whole, unscaled.
+                sink(sample.piece(start, end, sample.value, kind: kind, source: source))
+                continue
+              }
+              // The uncovered pieces of [start, end), in order.
+              let valuePerMs = sample.value / Double(end - start)
+              var pieceStart = start
+              var next = firstOpen
+              while next < covered.count && covered[next].start < end {
+                // The stretch before this covered interval is uncovered.
+                let cover = covered[next]
+                if cover.start > pieceStart {
+                  sink(
+                    sample.piece(
+                      pieceStart, cover.start, Double(cover.start - pieceStart) * valuePerMs,
+                      kind: kind, source: source))
                 }
-                if pieceStart < end {
-                  // A sample nothing covers carries its value exactly, unscaled.
-                  let value = pieceStart == start ? sample.value : Double(end - pieceStart) * valuePerMs
-                  sink(sample.piece(pieceStart, end, value, kind: kind, source: source))
-                }
+                pieceStart = max(pieceStart, cover.end)
+                if pieceStart >= end { break }
+                next += 1
+              }
+              if pieceStart < end {
+                // A sample nothing covers carries its value exactly, unscaled.
+                let value = pieceStart == start ? sample.value : Double(end - pieceStart) * valuePerMs
+                sink(sample.piece(pieceStart, end, value, kind: kind, source: source))
               }
             }
-            covered = Interval.union(covered, sourceUnion)
           }
+          covered = Interval.union(covered, sourceUnion)
         }
       }
     }

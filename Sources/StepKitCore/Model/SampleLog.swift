@@ -194,14 +194,24 @@ public struct SampleLog: Sendable {
     if let reason = Self.rejection(
       startMs: startMs, endMs: endMs, value: value, utcOffsetSeconds: utcOffsetSeconds)
     {
-      invalid.record(InvalidSample(reason: reason, location: location()))
+      reject(reason, at: location())
       return false
     }
+    // `rejection` bounds the offset to ±2047 minutes: it fits 16 bits.
     storeValid(
       StoredSample(
         startMs: startMs, endMs: endMs, value: value, origin: origin.rawValue,
-        offsetMinutes: Int16(utcOffsetSeconds / 60), kind: kind, isUserEntered: userEntered))
+        offsetMinutes: Int16(truncatingIfNeeded: utcOffsetSeconds / 60), kind: kind,
+        isUserEntered: userEntered))
     return true
+  }
+
+  /// Records a sample turned away, out of line: kept out of
+  /// ``append(kind:startMs:endMs:value:utcOffsetSeconds:origin:userEntered:location:)``
+  /// (a few instructions a sample), which hardly ever calls it.
+  @inline(never)
+  mutating func reject(_ reason: InvalidSample.Reason, at location: SourceLocation?) {
+    invalid.record(InvalidSample(reason: reason, location: location))
   }
 
   /// Stores a sample already found valid and counts it for its origin, kind

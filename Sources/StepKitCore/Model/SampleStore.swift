@@ -165,6 +165,26 @@ struct SampleStore: Sendable {
     var offsetMinutes: Int16 = 0
     /// The previous decimal's scale byte; 0xFF when there was none.
     var scale: UInt8 = 0xFF
+    /// ``scale``'s power of ten and unit factor, as ``decodeDecimal(_:scale:)``
+    /// takes them from it (for 0xFF too), kept so that a decimal at the
+    /// previous scale costs a division and a multiplication: dividing or
+    /// multiplying by 1 is exact, so the value is the very same.
+    var scalePower = 1e9
+    var scaleFactor = 1.0
+
+    /// Takes `scale` as the scale of the decimals that follow.
+    @inline(__always)
+    mutating func setScale(_ scale: UInt8) {
+      self.scale = scale
+      scalePower = SampleStore.powerOfTen(scale & 15)
+      scaleFactor = SampleStore.unitFactor(scale >> 4)
+    }
+
+    /// A decimal's value at ``scale``: ``decodeDecimal(_:scale:)`` with the scale's figures at hand.
+    @inline(__always)
+    func decimal(_ mantissa: UInt64) -> Double {
+      Double(mantissa) / scalePower * scaleFactor
+    }
   }
 
   /// A sealed chunk: in memory, or written to ``spillFile`` at an offset.
@@ -215,9 +235,15 @@ struct SampleStore: Sendable {
   private var openRoom = 0
   /// How many samples are stored.
   private(set) var count = 0
-  /// The earliest start and latest end of all samples.
-  private(set) var minStartMs = Int64.max
-  private(set) var maxEndMs = Int64.min
+  /// The earliest start and latest end of the samples of the sealed blocks:
+  /// kept per block rather than per sample, the open block's own are
+  /// folded in when it is sealed.
+  private var sealedMinStartMs = Int64.max
+  private var sealedMaxEndMs = Int64.min
+  /// The earliest start of all samples (`Int64.max` when there are none).
+  var minStartMs: Int64 { count == 0 ? sealedMinStartMs : min(sealedMinStartMs, open.minStartMs) }
+  /// The latest end of all samples (`Int64.min` when there are none).
+  var maxEndMs: Int64 { count == 0 ? sealedMaxEndMs : max(sealedMaxEndMs, open.maxEndMs) }
   private var context = Context()
   /// The unit factor the last decimal used, tried first for the next one.
   private var factorHint: UInt8 = 0
@@ -345,6 +371,7 @@ struct SampleStore: Sendable {
   }
 
   /// Encodes one sample at the end, leaving ``startCounts`` as it is.
+  @inline(__always)
   private mutating func encode(_ sample: StoredSample) {
     if openRoom == 0 { openBlock(at: sample.startMs) }
     openRoom &-= 1
@@ -396,14 +423,21 @@ struct SampleStore: Sendable {
     open.minStartMs = min(open.minStartMs, sample.startMs)
     open.maxStartMs = max(open.maxStartMs, sample.startMs)
     open.maxEndMs = max(open.maxEndMs, sample.endMs)
-    minStartMs = min(minStartMs, sample.startMs)
-    maxEndMs = max(maxEndMs, sample.endMs)
+  }
+
+  /// Moves the open block's record among the sealed ones (when a sample is
+  /// stored, there is one), with its range of time.
+  private mutating func sealOpenBlock() {
+    guard count > 0 else { return }
+    sealedBlocks.append(open)
+    sealedMinStartMs = min(sealedMinStartMs, open.minStartMs)
+    sealedMaxEndMs = max(sealedMaxEndMs, open.maxEndMs)
   }
 
   /// Seals the open block and starts one, in a new chunk when the current
   /// one lacks room for a whole block.
   private mutating func openBlock(at startMs: Int64) {
-    if count > 0 { sealedBlocks.append(open) }
+    sealOpenBlock()
     if let current = tail, current.capacity - tailUsed < Self.maximumBlockBytes {
       startChunk(after: current)
     } else if tail == nil {
@@ -452,8 +486,45 @@ struct SampleStore: Sendable {
   }
 
   /// Writes `value` in its shortest exact form and returns the form (header bits 5–6).
+  ///
+  /// The two forms nearly every sample takes are tried here, inlined into
+  /// ``encode(_:)``: an integer (steps), and a decimal at the scale of the
+  /// block's previous one (a run of distances in one unit), with that
+  /// scale's factor and power of ten kept at hand (``Context/scaleFactor``,
+  /// ``Context/scalePower``). Each returns only where ``encodeValueInFull(_:kind:_:)``
+  /// would return the same, from the same arithmetic (dividing or multiplying
+  /// by a factor of 1 is exact), so the bytes are the same; anything else
+  /// goes there.
   @inline(__always)
   private mutating func encodeValue(
+    _ value: Double, kind: QuantityKind, _ out: inout UnsafeMutablePointer<UInt8>
+  ) -> UInt8 {
+    if value < 9_007_199_254_740_992, value.sign == .plus {
+      // In [0, 2^53): the signed conversions, one instruction each, are exact.
+      let integer = Int64(value)
+      if Double(integer) == value {
+        Self.writeVarint(UInt64(bitPattern: integer), &out)
+        return 0
+      }
+      if context.scale != 0xFF {
+        let scaled = value / context.scaleFactor * context.scalePower
+        if scaled < 9_007_199_254_740_992 {
+          let mantissa = Int64(scaled + 0.5)
+          // `mantissa` is below 2^53: the signed conversion gives the unsigned one's double.
+          if Double(mantissa) / context.scalePower * context.scaleFactor == value {
+            Self.writeVarint(UInt64(bitPattern: mantissa), &out)
+            return 1
+          }
+        }
+      }
+    }
+    return encodeValueInFull(value, kind: kind, &out)
+  }
+
+  /// ``encodeValue(_:kind:_:)`` in full: every form, the search for a scale
+  /// and unit factor included.
+  @inline(never)
+  private mutating func encodeValueInFull(
     _ value: Double, kind: QuantityKind, _ out: inout UnsafeMutablePointer<UInt8>
   ) -> UInt8 {
     if value < 9_007_199_254_740_992, value.sign == .plus {
@@ -490,7 +561,7 @@ struct SampleStore: Sendable {
         out.pointee = scale
         out += 1
         Self.writeVarint(mantissa, &out)
-        context.scale = scale
+        context.setScale(scale)
         return 2
       }
     }
@@ -738,11 +809,11 @@ struct SampleStore: Sendable {
     let value: Double
     switch (h >> 5) & 3 {
     case 0: value = Double(readVarint(&cursor))
-    case 1: value = decodeDecimal(readVarint(&cursor), scale: context.scale)
+    case 1: value = context.decimal(readVarint(&cursor))
     case 2:
-      context.scale = cursor.pointee
+      context.setScale(cursor.pointee)
       cursor += 1
-      value = decodeDecimal(readVarint(&cursor), scale: context.scale)
+      value = context.decimal(readVarint(&cursor))
     default:
       var bits: UInt64 = 0
       withUnsafeMutableBytes(of: &bits) {
@@ -840,11 +911,9 @@ extension SampleStore {
           copy.chunk = UInt32(fullChunks.count)
           copy.offset = UInt32(tailUsed + Int(copy.offset) - runStart)
           copy.first = count
-          if count > 0 { sealedBlocks.append(open) }
+          sealOpenBlock()
           open = copy
           count += other.count(ofBlock: moved)
-          minStartMs = min(minStartMs, copy.minStartMs)
-          maxEndMs = max(maxEndMs, copy.maxEndMs)
         }
         tailUsed += bytes
         next = last

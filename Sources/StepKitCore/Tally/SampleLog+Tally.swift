@@ -442,11 +442,12 @@ extension SampleLog {
         ) { piece in
           let isSteps = piece.kind == .steps
           let source = piece.sourceIndex
-          let column = 2 * position[source] + Int(piece.kind.rawValue)
+          // No overflow: a rank is below the number of sources, an offset within a day or two.
+          let column = 2 &* position[source] &+ Int(piece.kind.rawValue)
           var share = 0.0
           mergeSplitter.split(
             start: piece.startMs, end: piece.endMs, value: piece.value,
-            recordedOffsetMs: Int64(piece.utcOffsetSeconds) * 1000
+            recordedOffsetMs: Int64(piece.utcOffsetSeconds) &* 1000
           ) { ordinal, part, _ in
             guard let slot = table.slot(ordinal) else { return }
             share += part
