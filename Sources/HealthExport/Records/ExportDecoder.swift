@@ -187,8 +187,11 @@ struct ExportDecoder: ~Copyable {
   @inline(__always)
   private mutating func sampleStartTag() throws {
     if scanner.isDeferred {
-      // A top-level `<Record>`, its attributes not lexed yet.
-      if fastSampleRecord() { return }
+      // A top-level `<Record>`, its attributes not lexed yet; the records after it, one by one, as
+      // long as they are read straight from their bytes.
+      while fastSampleRecord() {
+        guard scanner.deferNextTag() else { return }
+      }
       guard try scanner.lexDeferredTag() else { return }
     }
     // The number of elements enclosing this one.

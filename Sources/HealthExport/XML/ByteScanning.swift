@@ -270,6 +270,26 @@ enum ByteScanning {
     var counts = SIMD16<UInt8>(repeating: 0)
     var bad = SIMD16<UInt8>(repeating: 0)
     var i = from
+    // Four vectors a round while none holds a `>`: one test for the four.
+    while to &- i >= 64 {
+      let v0 = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+      let v1 = raw.loadUnaligned(fromByteOffset: i &+ 16, as: SIMD16<UInt8>.self)
+      let v2 = raw.loadUnaligned(fromByteOffset: i &+ 32, as: SIMD16<UInt8>.self)
+      let v3 = raw.loadUnaligned(fromByteOffset: i &+ 48, as: SIMD16<UInt8>.self)
+      let ends =
+        lanes(v0 .== greaterThan) | lanes(v1 .== greaterThan) | lanes(v2 .== greaterThan)
+        | lanes(v3 .== greaterThan)
+      if !isZero(ends) { break }
+      counts &-= lanes(v0 .== quote)
+      counts &-= lanes(v1 .== quote)
+      counts &-= lanes(v2 .== quote)
+      counts &-= lanes(v3 .== quote)
+      bad |= lanes(v0 .== lessThan) | lanes(v0 .== apostrophe) | lanes(v0 .< space)
+      bad |= lanes(v1 .== lessThan) | lanes(v1 .== apostrophe) | lanes(v1 .< space)
+      bad |= lanes(v2 .== lessThan) | lanes(v2 .== apostrophe) | lanes(v2 .< space)
+      bad |= lanes(v3 .== lessThan) | lanes(v3 .== apostrophe) | lanes(v3 .< space)
+      i &+= 64
+    }
     while i < to {
       let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
       // A lane that matches is all ones: subtracting it adds one.

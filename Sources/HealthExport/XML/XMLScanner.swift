@@ -359,23 +359,7 @@ struct XMLScanner: ~Copyable {
   }
 
   private mutating func scanStartTag(at lt: Int) throws -> MarkupResult {
-    let deferred = deferredTagName.length
-    if deferred > 0, depth == 1, end &- lt >= Self.deferralWindow, deferredTagName.matches(buffer + lt + 1),
-      buffer[lt &+ 1 &+ deferred] == ASCII.space, bufferOffset + Int64(lt) != undeferredTagOffset
-    {
-      // Inside the root only: no second root to look for, and `pos` stays at the name until the tag is ended.
-      isDeferred = true
-      attributesPending = false
-      attributeCount = 0
-      attributeLayout = nil
-      tagStart = lt
-      nameStart = lt + 1
-      nameEnd = lt &+ 1 &+ deferred
-      attributesEnd = nameEnd
-      isSelfClosing = false
-      pos = nameEnd
-      return .startTag
-    }
+    if deferTag(at: lt) { return .startTag }
     isDeferred = false
     let afterName: Int
     if let known = recentTagNameEnd(at: lt + 1) {
@@ -424,6 +408,44 @@ struct XMLScanner: ~Copyable {
   }
 
   // MARK: - Deferred start tags
+
+  /// Hands out the start tag at `lt` deferred (see ``isDeferred``) when it
+  /// is one of ``deferredTagName`` inside the root, with ``deferralWindow``
+  /// bytes in the buffer; `false` for any other.
+  @inline(__always)
+  private mutating func deferTag(at lt: Int) -> Bool {
+    let deferred = deferredTagName.length
+    guard deferred > 0, depth == 1, end &- lt >= Self.deferralWindow,
+      deferredTagName.matches(buffer + lt + 1),
+      buffer[lt &+ 1 &+ deferred] == ASCII.space, bufferOffset + Int64(lt) != undeferredTagOffset
+    else { return false }
+    // Inside the root only: no second root to look for, and `pos` stays at the name until the tag is ended.
+    isDeferred = true
+    attributesPending = false
+    attributeCount = 0
+    attributeLayout = nil
+    tagStart = lt
+    nameStart = lt + 1
+    nameEnd = lt &+ 1 &+ deferred
+    attributesEnd = nameEnd
+    isSelfClosing = false
+    pos = nameEnd
+    return true
+  }
+
+  /// Moves on to the next tag and hands it out deferred, as ``next()``
+  /// would, when it is one to defer, with only character data (passed over
+  /// inside the root) before it; otherwise `false`, and nothing moves.
+  ///
+  /// A caller that reads deferred tags itself goes from one to the next
+  /// without the rest of ``next()``.
+  @inline(__always)
+  mutating func deferNextTag() -> Bool {
+    guard depth == 1, let lt = ByteScanning.findNear(ASCII.lessThan, in: buffer, from: pos, to: end) else {
+      return false
+    }
+    return deferTag(at: lt)
+  }
 
   /// Lexes the deferred start tag's attributes, as those of a tag not
   /// deferred are, for a caller that did not read them itself.
