@@ -551,6 +551,8 @@ struct ExportDecoder: ~Copyable {
     // Where each attribute's value starts and ends, stored by slot without a branch on it (a jump on
     // the slot was mispredicted record after record).
     let bounds = valueBounds
+    // The optional attributes (`sourceVersion`, `device`, `unit`, `creationDate`) are empty until found.
+    for k in 4..<12 { bounds[k] = 0 }
     var present: UInt32 = 1
     var slot = 1
     var close = 0
@@ -582,29 +584,23 @@ struct ExportDecoder: ~Copyable {
         return false
       }
     }
-    /// The value of attribute `slot`; empty when the record has none.
-    @inline(__always) func range(_ slot: Int) -> Range<Int> {
-      guard present & (1 &<< UInt32(truncatingIfNeeded: slot)) != 0 else { return 0..<0 }
-      return bounds[2 &* slot]..<bounds[2 &* slot &+ 1]
+    /// The value of attribute `slot` (empty for an optional one the record has none of).
+    @inline(__always) func bytes(_ slot: Int) -> UnsafeBufferPointer<UInt8> {
+      UnsafeBufferPointer(start: base + bounds[2 &* slot], count: bounds[2 &* slot &+ 1] &- bounds[2 &* slot])
     }
     // `type`, `sourceName`, the dates and `value`; `unit` for distance.
     let required: UInt32 = kind == .distance ? 0b1_1101_0011 : 0b1_1100_0011
-    let source = range(1)
-    let device = range(3)
-    let unit = range(4)
-    let startDate = range(6)
-    let endDate = range(7)
-    let value = range(8)
-    // Absent attributes are empty ranges; `sourceVersion` and `creationDate` are read by nothing, so checked here.
-    guard present & required == required,
-      ByteScanning.isPlain(base, from: range(2).lowerBound, to: range(2).upperBound),
-      ByteScanning.isPlain(base, from: range(5).lowerBound, to: range(5).upperBound),
-      ByteScanning.isPlain(base, from: value.lowerBound, to: value.upperBound),
-      ByteScanning.isPlain(base, from: unit.lowerBound, to: unit.upperBound)
-    else { return false }
-    @inline(__always) func bytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
-      UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
+    // `sourceVersion` and `creationDate` are read by nothing, so checked here.
+    @inline(__always) func isPlain(_ slot: Int) -> Bool {
+      ByteScanning.isPlain(base, from: bounds[2 &* slot], to: bounds[2 &* slot &+ 1])
     }
+    guard present & required == required, isPlain(2), isPlain(5), isPlain(8), isPlain(4) else { return false }
+    let source = 1
+    let device = 3
+    let unit = 4
+    let startDate = 6
+    let endDate = 7
+    let value = 8
     guard let start = ExportDateParser.parse(bytes(startDate), cache: &dayCache),
       let end = ExportDateParser.parse(bytes(endDate), cache: &dayCache),
       var number = DecimalParser.parse(bytes(value))
