@@ -201,6 +201,40 @@ struct MappedReadingTests {
     }
   }
 
+  @Test(
+    "Large windows end at multiples of their size and hold the bytes before them, from any start",
+    arguments: [2 << 20, 4 << 20])
+  func largeWindows(windowBytes: Int) throws {
+    let bytes = (0..<(9 << 20 | 12_345)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 11) }
+    try M.withFile(Data(bytes), name: "bytes") { path in
+      let file = try FileByteSource(path: path, reading: .mapped(windowBytes: windowBytes))
+      let starts: [(Int64, Int64?)] = [(0, nil), (70_001, Int64(5 << 20 | 3)), ((2 << 20) - 5, nil)]
+      for (start, end) in starts {
+        let source = try #require(file.range(from: start, to: end) as? MappedFileChunks)
+        var delivered: [UInt8] = []
+        var inPlace = 0
+        while let chunk = try source.borrowChunk() {
+          let position = Int(start) + delivered.count
+          let stop = position + chunk.count
+          if chunk.isInPlace {
+            inPlace += 1
+            let front = min(source.headroom, position)
+            #expect(
+              Array(UnsafeBufferPointer(start: chunk.bytes - front, count: front))
+                == Array(bytes[(position - front)..<position]))
+            // Cut where the file is cut into windows, but at the end of the range or of what maps.
+            #expect(stop % windowBytes == 0 || stop == Int(end ?? 0) || stop > bytes.count - windowBytes)
+          }
+          delivered += UnsafeBufferPointer(start: chunk.bytes, count: chunk.count)
+          #expect(chunk.count <= windowBytes)
+          source.giveBack(chunk)
+        }
+        #expect(delivered == Array(bytes[Int(start)..<Int(end ?? Int64(bytes.count))]))
+        #expect(inPlace >= 2)
+      }
+    }
+  }
+
   @Test("A file shortened between windows ends where it now ends, with no signal")
   func shortenedBetweenWindows() throws {
     let bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 100_000)

@@ -509,6 +509,20 @@ struct ParallelReadingTests {
       try SeamFinder.seams(in: source, headerBytes: 1, chunkBytes: 1) == [Int64(firstLine), Int64(second)])
   }
 
+  @Test(
+    "A seam is found past the first read and the windows that grow after it, or split across two",
+    arguments: [1, 100, 4095, 4096, 4097, 12_280, 12_290, 70_000, 200_000])
+  func seamPastFirstWindows(lead: Int) throws {
+    // A long line (a comment, say) before the first record line; `<Record ` may straddle a window's end.
+    let text = "<a>\n<!--" + String(repeating: "x", count: lead) + "-->\n  <Record t=\"1\"/>\n<Record u/>\n"
+    let source = MemoryByteSource(Data(text.utf8), displayName: "t")
+    let expected = Int64(4 + 4 + lead + 4)
+    let size = Int64(text.utf8.count)
+    #expect(try SeamFinder.firstSeam(in: source, from: 1, before: size) == expected)
+    #expect(try SeamFinder.firstSeam(in: source, from: 1, before: expected - 1) == nil)
+    #expect(try SeamFinder.firstSeam(in: source, from: expected, before: size) == expected)
+  }
+
   @Test("Stretches shrink towards the end of the file, within their bounds, and read as one thread")
   func taperingStretches() throws {
     let body = (0..<4000).map {

@@ -165,10 +165,47 @@ struct BlockJoinTests {
         moved += 1
       } else {
         renumbered += same ? 0 : 1
+        // Renumbered in place: every new number is written in as many bytes as the old.
+        #expect(
+          joined.store.byteCount(ofBlock: blocksAfterOne + block)
+            == stretchTwo.store.byteCount(ofBlock: block))
       }
     }
     #expect(moved > 0)
     #expect(renumbered > 0)
+  }
+
+  @Test("A block whose origins take more or fewer bytes once renumbered is encoded again")
+  func renumberedAcrossVarintLengths() {
+    var joined = SampleLog()
+    Self.appending(Self.stream(seed: 14, count: 150, sources: ["iPhone"]), to: &joined)
+    // Origins 1 to 126, so that the next two are numbered 127 (one byte) and 128 (two).
+    for index in 1..<127 { _ = joined.origin(source: "Source \(index)", device: nil) }
+    let one = Self.stream(seed: 15, count: 400, sources: ["Watch", "Scale"], firstLine: 151)
+    let two = Self.stream(seed: 16, count: 400, sources: ["Scale", "iPhone", "Watch"], firstLine: 551)
+    var stretchOne = SampleLog(numberingOriginsAs: joined)
+    var stretchTwo = SampleLog(numberingOriginsAs: joined)
+    Self.appending(one, to: &stretchOne)
+    Self.appending(two, to: &stretchTwo)
+    let watch = Origin(source: "Watch", device: Device(name: "Apple Watch", model: "Watch"))
+    #expect(stretchOne.origins[127] == watch)
+    #expect(stretchTwo.origins[128] == watch)
+    joined.append(contentsOf: stretchOne)
+    let blocksAfterOne = joined.store.blockCount
+    joined.append(contentsOf: stretchTwo)
+
+    var expected = SampleLog()
+    Self.appending(Self.stream(seed: 14, count: 150, sources: ["iPhone"]), to: &expected)
+    for index in 1..<127 { _ = expected.origin(source: "Source \(index)", device: nil) }
+    Self.appending(one + two, to: &expected)
+    Self.expectSame(joined, expected)
+    // Scale goes from 127 to 128 and Watch the other way: their blocks were encoded again.
+    var resized = 0
+    for block in 0..<stretchTwo.store.blockCount {
+      let before = stretchTwo.store.byteCount(ofBlock: block)
+      resized += joined.store.byteCount(ofBlock: blocksAfterOne + block) == before ? 0 : 1
+    }
+    #expect(resized > 0)
   }
 
   @Test("A stretch with no samples adds its origins and invalid samples, and appending goes on")

@@ -2,7 +2,8 @@
 /// windows mapped read-only from the page cache, so that the kernel copies
 /// nothing into a buffer of ours.
 ///
-/// Each window is a mapping of its own, `windowBytes` long, made when it is
+/// Each window is a mapping of its own, up to `windowBytes` long and ending
+/// at a multiple of it in the file, made when it is
 /// borrowed and removed when it is given back, so the file's pages count in
 /// the process's memory only while they are scanned (the scanner holds at
 /// most two windows). A window's mapping starts up to ``headroom`` bytes
@@ -25,6 +26,12 @@
 final class MappedFileChunks: ChunkLender, ByteRangeSource {
   /// The bytes of the file before each window that its mapping includes.
   let headroom = 64 << 10
+  /// The large pages the page cache may keep a file in. A mapping of a
+  /// window of at least this size starts at a multiple of it in the file
+  /// (the system places such a mapping at a multiple of it in memory too),
+  /// and windows end at multiples of their size, so that whole large pages
+  /// are mapped at once.
+  static let largePageBytes = 2 << 20
 
   private let file: FileByteSource
   private let start: Int64
@@ -77,7 +84,8 @@ final class MappedFileChunks: ChunkLender, ByteRangeSource {
     if let end, offset >= end { return nil }
     if !mappingFailed, let size = Platform.currentSize(of: file.descriptor) {
       // Only bytes the file holds now, the scanner's slack after them included.
-      var stop = min(offset + Int64(windowBytes), size - Int64(XMLScanner.slack))
+      let next = (offset / Int64(windowBytes) + 1) * Int64(windowBytes)
+      var stop = min(next, size - Int64(XMLScanner.slack))
       if let end { stop = min(stop, end) }
       if stop > offset {
         if let chunk = map(upTo: stop) { return chunk }
@@ -100,7 +108,7 @@ final class MappedFileChunks: ChunkLender, ByteRangeSource {
   /// Lends `[offset, stop)` in place, from a mapping that starts up to
   /// ``headroom`` bytes before it; `nil` when the system does not map it.
   private func map(upTo stop: Int64) -> LentChunk? {
-    let page = Int64(Platform.pageSize)
+    let page = Int64(windowBytes >= Self.largePageBytes ? Self.largePageBytes : Platform.pageSize)
     let mappingStart = max(offset - Int64(headroom), 0) / page * page
     let length = Int(stop - mappingStart) + XMLScanner.slack
     guard let mapping = Platform.mapForReading(file.descriptor, offset: mappingStart, length: length) else {

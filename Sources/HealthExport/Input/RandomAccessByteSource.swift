@@ -92,9 +92,14 @@ enum FileReading: Sendable, Equatable {
   /// Copied into the scanner's own buffer with `pread`.
   case copied
 
-  /// What the reader uses: mappings of 1 MiB, which fit in a core's
-  /// second-level cache (4 MiB and 16 MiB measured slower, 256 KiB no faster).
-  static let standard = FileReading.mapped(windowBytes: 1 << 20)
+  /// What the reader uses: windows of 4 MiB, each starting and ending on a
+  /// 2 MiB boundary of the file (``MappedFileChunks/largePageBytes``), so
+  /// that the system can map the page cache's 2 MiB pages whole: a fault
+  /// and a TLB entry for 2 MiB instead of one for every 64 KiB or 4 KiB.
+  /// On the 500 MB exports that took the whole run 4-9% less time than 1 MiB
+  /// windows (which could only map small pages), on one thread and on two;
+  /// the peak memory of a 2 GB export read on two threads went from 39 to 42 MiB.
+  static let standard = FileReading.mapped(windowBytes: 4 << 20)
 }
 
 /// A file read with `pread`, or scanned in place from mappings (see

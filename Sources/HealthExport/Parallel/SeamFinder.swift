@@ -7,8 +7,10 @@
 /// attribute value); ``ParallelExportReader`` verifies every seam it uses by
 /// checking that the stretch before it ended there at top level.
 enum SeamFinder {
-  /// How much is read at a time while looking for a seam.
+  /// The most that is read at a time while looking for a seam.
   static let windowBytes = 64 << 10
+  /// What is read first: a few record lines, where a seam nearly always is.
+  static let firstWindowBytes = 4 << 10
   private static let record: [UInt8] = Array("<Record ".utf8)
   /// Spaces and tabs allowed before `<Record `.
   private static let maximumIndent = 64
@@ -53,18 +55,24 @@ enum SeamFinder {
   {
     let lookahead = maximumIndent + record.count
     var window = [UInt8](repeating: 0, count: windowBytes + lookahead + 1)
-    // Each window starts one byte early, at the byte that must be a newline.
+    // Each window starts one byte early, at the byte that must be a newline;
+    // they grow from a few KiB, read first, to `windowBytes`.
     var start = from - 1
+    var size = min(firstWindowBytes, windowBytes)
     while start + 1 < limit {
-      let got = try window.withUnsafeMutableBytes { raw in try readFully(file, at: start, into: raw) }
+      let got = try window.withUnsafeMutableBytes { raw in
+        try readFully(
+          file, at: start, into: UnsafeMutableRawBufferPointer(rebasing: raw[..<(size + lookahead + 1)]))
+      }
       // Newlines at window indices [0, last) are judged here; the rest of the
       // window is the lookahead of the last of them.
-      let last = min(got, windowBytes, Int(limit - start))
+      let last = min(got, size, Int(limit - start))
       guard last > 0 else { return nil }
       if let hit = window.withUnsafeBufferPointer({ bytes in seam(in: bytes, count: got, before: last) }) {
         return start + Int64(hit)
       }
       start += Int64(last)
+      size = min(2 * size, windowBytes)
     }
     return nil
   }

@@ -41,8 +41,10 @@ extension SampleLog {
   /// The samples move as they are encoded, a block of up to 128 at a time,
   /// whenever their origins keep their identifiers here (as they all do
   /// when `other` was made with ``init(numberingOriginsAs:)`` from this log
-  /// and saw no origin new to it); only a block naming an origin whose
-  /// identifier changes is decoded and encoded again.
+  /// and saw no origin new to it). A block naming an origin whose
+  /// identifier changes is copied with the new identifiers written over the
+  /// old, or decoded and encoded again when they take another number of
+  /// bytes.
   ///
   /// A sample whose origin cannot be registered here (the log already holds
   /// 65 536 origins) is reported invalid as ``InvalidSample/Reason/outOfRange``

@@ -839,9 +839,10 @@ extension SampleStore {
   /// Origins below `keptOrigins` have the same number in both stores; a
   /// block naming only those (``BlockInfo/maxOrigin``) is copied byte for
   /// byte, with its first sample's index and its chunk moved. Any other block
-  /// is decoded and its samples encoded again, each origin `o` as
-  /// `renumber(o)`; a sample `renumber` gives no number is dropped and
-  /// counted in the result.
+  /// is copied too, each origin `o` it names written over as `renumber(o)`,
+  /// when every new number takes as many bytes as the old; otherwise it is
+  /// decoded and its samples encoded again with the new numbers. A sample
+  /// `renumber` gives no number is dropped and counted in the result.
   ///
   /// The block open here is closed first (the next sample appended opens a
   /// new one), and so is the last one moved: blocks may be less than full.
@@ -889,8 +890,13 @@ extension SampleStore {
       while next < runEnd {
         let info = other.info(ofBlock: next)
         if Int(info.maxOrigin) >= keptOrigins {
-          dropped += appendRenumbered(
-            other, block: next, at: base + Int(info.offset), renumber: renumber)
+          let bytes = base + Int(info.offset)
+          if !appendPatched(
+            other, block: next, at: bytes, byteCount: end(ofBlock: next) - Int(info.offset),
+            renumber: renumber)
+          {
+            dropped += appendRenumbered(other, block: next, at: bytes, renumber: renumber)
+          }
           next += 1
           continue
         }
@@ -942,6 +948,62 @@ extension SampleStore {
       tail = copy
       tailBase = copy.base
     }
+  }
+
+  /// Appends `other`'s block `block`, its `byteCount` bytes at `base`, as a
+  /// block of its own, copied byte for byte but for the origins its samples
+  /// name, each `o` written over as `renumber(o)`: what decoding the block
+  /// and encoding its samples again gives, for a walk over their fields.
+  ///
+  /// - Returns: `false`, having appended nothing, when that cannot be done
+  ///   in place: a new number that takes more or fewer bytes than the old,
+  ///   a sample `renumber` gives no number, or origin 0 renumbered (a
+  ///   block's first samples name it without writing it).
+  private mutating func appendPatched(
+    _ other: SampleStore, block: Int, at base: UnsafePointer<UInt8>, byteCount: Int,
+    renumber: (UInt16) -> UInt16?
+  ) -> Bool {
+    guard renumber(0) == 0 else { return false }
+    makeRoom(byteCount)
+    let copy = tailBase + tailUsed
+    copy.update(from: base, count: byteCount)
+    var cursor = UnsafePointer(copy)
+    var maxOrigin: UInt16 = 0
+    let samples = other.count(ofBlock: block)
+    for _ in 0..<samples {
+      let h = cursor.pointee
+      cursor += 1
+      if h & 4 != 0 {
+        let field = UnsafeMutablePointer(mutating: cursor)
+        let old = Self.readVarint(&cursor)
+        guard let new = renumber(UInt16(truncatingIfNeeded: old)) else { return false }
+        var out = field
+        Self.writeVarint(UInt64(new), &out)
+        // Bytes past the field may have been written over: the block is dropped, never read.
+        guard out == UnsafeMutablePointer(mutating: cursor) else { return false }
+        maxOrigin = max(maxOrigin, new)
+      }
+      if h & 8 != 0 { _ = Self.readVarint(&cursor) }
+      _ = Self.readVarint(&cursor)
+      if h & 128 == 0 { _ = Self.readVarint(&cursor) }
+      switch (h >> 5) & 3 {
+      case 0, 1: _ = Self.readVarint(&cursor)
+      case 2:
+        cursor += 1
+        _ = Self.readVarint(&cursor)
+      default: cursor += 8
+      }
+    }
+    var moved = other.info(ofBlock: block)
+    moved.chunk = UInt32(fullChunks.count)
+    moved.offset = UInt32(tailUsed)
+    moved.first = count
+    moved.maxOrigin = maxOrigin
+    sealOpenBlock()
+    open = moved
+    count += samples
+    tailUsed += byteCount
+    return true
   }
 
   /// Appends the samples of `other`'s block `block`, whose bytes start at
