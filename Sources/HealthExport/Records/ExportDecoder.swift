@@ -534,7 +534,6 @@ struct ExportDecoder: ~Copyable {
     // window, which the buffer holds.
     let limit = scanner.tagStart &+ XMLScanner.deferralWindow &- 64
     let names = recordAttributes.names
-    let count = recordAttributes.count
     var i = scanner.nameEnd
     guard names[0].matches(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)) else { return false }
     let typeStart = i &+ names[0].length
@@ -560,14 +559,9 @@ struct ExportDecoder: ~Copyable {
     while true {
       let c = base[i]
       if c == ASCII.space {
-        let bytes = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-        while slot < count, !names[slot].matches(bytes) { slot &+= 1 }
-        guard slot < count else { return false }
-        let name = names + slot
-        let valueStart = i &+ name.pointee.length
-        guard let valueEnd = name.pointee.closingQuote(in: base, from: valueStart, before: limit) else {
-          return false
-        }
+        guard
+          let (valueStart, valueEnd) = recordAttributes.attribute(at: i, in: base, slot: &slot, before: limit)
+        else { return false }
         bounds[2 &* slot] = valueStart
         bounds[2 &* slot &+ 1] = valueEnd
         present |= 1 &<< UInt32(truncatingIfNeeded: slot)

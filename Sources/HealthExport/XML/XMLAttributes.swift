@@ -185,6 +185,26 @@ struct ExpectedAttributes: ~Copyable {
   let count: Int
   let names: UnsafeMutablePointer<Name>
 
+  /// The attribute that starts at `buffer[i]` (its leading space) when it
+  /// has one of the names from `slot` on: `slot` becomes that name's, and the
+  /// value's bounds are returned, its end found as
+  /// ``Name/closingQuote(in:from:before:)`` finds it; `nil` for any other.
+  /// It reads sixteen bytes at `i`.
+  @inline(__always)
+  func attribute(at i: Int, in buffer: UnsafeMutablePointer<UInt8>, slot: inout Int, before stop: Int)
+    -> (valueStart: Int, valueEnd: Int)?
+  {
+    let bytes = UnsafeRawPointer(buffer).loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+    while slot < count, !names[slot].matches(bytes) { slot &+= 1 }
+    guard slot < count else { return nil }
+    let name = names + slot
+    let valueStart = i &+ name.pointee.length
+    guard let valueEnd = name.pointee.closingQuote(in: buffer, from: valueStart, before: stop) else {
+      return nil
+    }
+    return (valueStart, valueEnd)
+  }
+
   /// The attribute names `names`, in order: each an ASCII XML name of at
   /// most 13 bytes, so that ` name="` fits one 16-byte compare.
   init(_ names: [StaticString]) {

@@ -646,7 +646,6 @@ struct XMLScanner: ~Copyable {
     let stop = attributesEnd
     let raw = UnsafeRawPointer(buffer)
     let names = expected.names
-    let count = expected.count
     var i = pendingAttributes.start
     var slot = 0
     var index = 0
@@ -663,13 +662,8 @@ struct XMLScanner: ~Copyable {
     }
     // Every read below starts before `stop`, inside the buffer: sixteen bytes reach into ``slack`` at most.
     while i < stop {
-      let bytes = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-      while slot < count, !names[slot].matches(bytes) { slot &+= 1 }
-      guard slot < count else { return nil }
-      let name = names + slot
-      let valueStart = i &+ name.pointee.length
       // A wrong guess of the value's end leaves a quote uncounted, caught below.
-      guard let close = name.pointee.closingQuote(in: buffer, from: valueStart, before: stop) else {
+      guard let (valueStart, close) = expected.attribute(at: i, in: buffer, slot: &slot, before: stop) else {
         return nil
       }
       // `index` <= `slot` < ``ExpectedAttributes/maximumCount``, within the storage's first capacity.

@@ -521,19 +521,14 @@ struct SampleStore: Sendable {
     return encodeValueInFull(value, kind: kind, &out)
   }
 
-  /// ``encodeValue(_:kind:_:)`` in full: every form, the search for a scale
-  /// and unit factor included.
+  /// ``encodeValue(_:kind:_:)`` in full: every form but the whole number
+  /// that it writes itself, the search for a scale and unit factor included.
   @inline(never)
   private mutating func encodeValueInFull(
     _ value: Double, kind: QuantityKind, _ out: inout UnsafeMutablePointer<UInt8>
   ) -> UInt8 {
+    // A whole value in [0, 2^53) was written as one by ``encodeValue(_:kind:_:)``, the one caller.
     if value < 9_007_199_254_740_992, value.sign == .plus {
-      // In [0, 2^53): the signed conversions, one instruction each, are exact (the unsigned ones branch).
-      let integer = Int64(value)
-      if Double(integer) == value {
-        Self.writeVarint(UInt64(bitPattern: integer), &out)
-        return 0
-      }
       // A run of decimals in one unit (distances) mostly keeps the scale of the one before: the
       // digits at that scale, when they give exactly `value`, are the ones the search below would
       // find and widen to it, for a multiply and a check instead of the search.
