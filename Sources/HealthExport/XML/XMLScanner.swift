@@ -517,21 +517,7 @@ struct XMLScanner: ~Copyable {
   private mutating func passOverUncounted(to close: Int) {
     // A location asked for inside the tag already counted past its start: the rest is counted later.
     guard counted <= tagStart else { return }
-    if tagStart &- counted <= 16 {
-      var i = counted
-      while i < tagStart {
-        let b = buffer[i]
-        if b == ASCII.lineFeed {
-          linesBeforeCounted &+= 1
-          lineStartBeforeCounted = bufferOffset &+ Int64(i &+ 1)
-        } else if b < ASCII.space && b != ASCII.tab && b != ASCII.carriageReturn {
-          controlCharacters &+= 1
-        }
-        i &+= 1
-      }
-    } else {
-      advanceCount(to: tagStart)
-    }
+    advanceCount(to: tagStart)
     counted = close &+ 1
   }
 
@@ -1184,8 +1170,25 @@ struct XMLScanner: ~Copyable {
   // MARK: - Locations
 
   /// Counts lines and control characters up to buffer index `index`.
+  @inline(__always)
   private mutating func advanceCount(to index: Int) {
     guard index > counted else { return }
+    if index &- counted <= 16 {
+      // A few bytes (between two records: a line feed and an indent), byte by byte.
+      var i = counted
+      while i < index {
+        let b = buffer[i]
+        if b == ASCII.lineFeed {
+          linesBeforeCounted &+= 1
+          lineStartBeforeCounted = bufferOffset &+ Int64(i &+ 1)
+        } else if b < ASCII.space && b != ASCII.tab && b != ASCII.carriageReturn {
+          controlCharacters &+= 1
+        }
+        i &+= 1
+      }
+      counted = index
+      return
+    }
     let (lines, controls) = ByteScanning.countLinesAndControls(buffer + counted, index - counted)
     if lines > 0 {
       linesBeforeCounted += lines
