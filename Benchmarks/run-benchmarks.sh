@@ -55,18 +55,23 @@ if [ "$peers_on" = 1 ]; then
   fi
 fi
 
-echo "== building (release)" >&2
+# Built as `make` builds the command: on Linux with the Swift runtime linked in, as shipped.
+link=()
+if [ "$(uname -s)" = Linux ]; then link=(--static-swift-stdlib); fi
+echo "== building (release${link:+, ${link[*]}})" >&2
 for product in stepkit reader-benchmark export-generator; do
-  swift build -c release --scratch-path "$scratch" --package-path "$root" --product "$product" >&2
+  swift build -c release ${link[@]+"${link[@]}"} --scratch-path "$scratch" --package-path "$root" --product "$product" >&2
 done
-bin="$(swift build -c release --scratch-path "$scratch" --package-path "$root" --show-bin-path)"
+bin="$(swift build -c release ${link[@]+"${link[@]}"} --scratch-path "$scratch" --package-path "$root" --show-bin-path)"
 one_core=()
 if command -v taskset > /dev/null; then one_core=(taskset -c 0); fi
 isal_bin=""
 if [ -f /usr/include/isa-l/igzip_lib.h ] || [ -f /usr/include/isa-l.h ]; then
   echo "== building (release, ISA-L)" >&2
-  swift build -c release --scratch-path "$scratch-isal" --package-path "$root" --traits ISAL --product stepkit >&2
-  isal_bin="$(swift build -c release --scratch-path "$scratch-isal" --package-path "$root" --traits ISAL --show-bin-path)"
+  swift build -c release ${link[@]+"${link[@]}"} --scratch-path "$scratch-isal" --package-path "$root" --traits ISAL \
+    --product stepkit >&2
+  isal_bin="$(swift build -c release ${link[@]+"${link[@]}"} --scratch-path "$scratch-isal" --package-path "$root" --traits ISAL \
+    --show-bin-path)"
 fi
 cc -O2 -o "$work/inflate" "$peers/inflate.c" -lz
 
