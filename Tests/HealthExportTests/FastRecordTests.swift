@@ -3,7 +3,6 @@ import StepKitCore
 import Testing
 
 @_spi(Testing) @testable import HealthExport
-@testable import export_generator
 
 /// Step and distance records read straight from their bytes
 /// (`ExportDecoder.fastSampleRecord()`) must give exactly what lexing every
@@ -203,11 +202,7 @@ struct FastRecordTests {
     "The generator's output of both shapes: the same results, step records read fast",
     arguments: ["watch", "dense"])
   func generated(shape: String) throws {
-    let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("stepkit-fast-\(getpid())-\(shape).xml").path
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    _ = try generateExport(arguments: ["--days", "3", "--shape", shape, "-o", path])
-    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    let bytes = try [UInt8](ParallelTestSupport.generatedExport(shape: shape, days: 3))
     let fast = Self.expectSame(bytes)
     let (outcome, _) = Self.read(bytes, fast: true)
     let records = try #require(outcome.info?.stepAndDistanceRecords)

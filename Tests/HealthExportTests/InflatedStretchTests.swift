@@ -116,11 +116,7 @@ struct InflatedStretchTests {
 
   @Test("The generator's output of both shapes reads as front to back", arguments: ["watch", "dense"])
   func generated(shape: String) throws {
-    let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("stepkit-stretched-\(getpid())-\(shape).xml").path
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    _ = try generateExport(arguments: ["--days", "2", "--shape", shape, "-o", path])
-    let xml = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    let xml = try [UInt8](ParallelTestSupport.generatedExport(shape: shape, days: 2))
     let zip = Self.zip(xml)
     let expected = Self.sequential(zip)
     #expect(expected.error == nil)

@@ -22,6 +22,16 @@ struct FullOutcome: Equatable, CustomStringConvertible {
 }
 
 enum ParallelTestSupport {
+  /// The bytes of an export the generator writes for `days` days of `shape`
+  /// (`watch` or `dense`), through a temporary file that is removed again.
+  static func generatedExport(shape: String, days: Int) throws -> Data {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("stepkit-generated-\(getpid())-\(shape)-\(days).xml").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    _ = try generateExport(arguments: ["--days", "\(days)", "--shape", shape, "-o", path])
+    return try Data(contentsOf: URL(fileURLWithPath: path))
+  }
+
   /// Reads `data` front to back, as ``ExportReader/read(_:into:progress:)`` does with one thread.
   static func sequential(_ data: Data, name: String = "export.xml", into start: SampleLog = SampleLog())
     -> FullOutcome
@@ -186,11 +196,7 @@ struct ParallelReadingTests {
     "Same results on the generator's output of both shapes, with seams everywhere",
     arguments: ["watch", "dense"])
   func generated(shape: String) throws {
-    let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("stepkit-parallel-\(getpid())-\(shape).xml").path
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    _ = try generateExport(arguments: ["--days", "3", "--shape", shape, "-o", path])
-    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    let data = try ParallelTestSupport.generatedExport(shape: shape, days: 3)
     let expected = ParallelTestSupport.sequential(data)
     #expect(expected.error == nil)
     #expect(expected.samples.count > 100)
