@@ -232,13 +232,25 @@ enum ByteScanning {
   /// buffer's ``XMLScanner/slack``.
   @inline(__always)
   static func isPlain(_ base: UnsafePointer<UInt8>, from: Int, to: Int) -> Bool {
-    let raw = UnsafeRawPointer(base)
     let quote = SIMD16<UInt8>(repeating: ASCII.quote)
     let lessThan = SIMD16<UInt8>(repeating: ASCII.lessThan)
     let space = SIMD16<UInt8>(repeating: ASCII.space)
-    @inline(__always) func unwanted(_ v: SIMD16<UInt8>) -> SIMD16<UInt8> {
+    return holdsNone(base, from: from, to: to) { v in
       lanes(v .== quote) | lanes(v .== lessThan) | lanes(v .< space)
     }
+  }
+
+  /// Whether no byte of `base[from ..< to]` is in a lane that `unwanted`
+  /// sets, sixteen bytes at a time without an early exit (a value is short:
+  /// one branch at the end costs less than one per vector). It may read up
+  /// to 15 bytes past `to`, never past the scanner buffer's ``XMLScanner/slack``.
+  ///
+  /// - Parameter unwanted: All ones in the lanes of the bytes not wanted.
+  @inline(__always)
+  static func holdsNone(
+    _ base: UnsafePointer<UInt8>, from: Int, to: Int, _ unwanted: (SIMD16<UInt8>) -> SIMD16<UInt8>
+  ) -> Bool {
+    let raw = UnsafeRawPointer(base)
     var found = SIMD16<UInt8>(repeating: 0)
     var i = from
     while to &- i >= 16 {

@@ -868,23 +868,11 @@ struct XMLScanner: ~Copyable {
   /// bytes at a time without an early exit (`end` < the buffer's end).
   @inline(__always)
   private func isPlainValue(from start: Int, to end: Int, quote: UInt8) -> Bool {
-    let raw = UnsafeRawPointer(buffer)
     let quotes = SIMD16<UInt8>(repeating: quote)
     let lessThan = SIMD16<UInt8>(repeating: ASCII.lessThan)
-    var found = SIMD16<UInt8>(repeating: 0)
-    var i = start
-    while end &- i >= 16 {
-      let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-      found |= ByteScanning.lanes(v .== quotes) | ByteScanning.lanes(v .== lessThan)
-      i &+= 16
+    return ByteScanning.holdsNone(buffer, from: start, to: end) { v in
+      ByteScanning.lanes(v .== quotes) | ByteScanning.lanes(v .== lessThan)
     }
-    if i < end {
-      let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-      found |=
-        (ByteScanning.lanes(v .== quotes) | ByteScanning.lanes(v .== lessThan))
-        & ByteScanning.firstLanes(end &- i)
-    }
-    return ByteScanning.isZero(found)
   }
 
   /// Attribute `index` of the current start tag (`index < attributeCount`);
