@@ -41,9 +41,23 @@ struct BucketSplitter {
     splitInFull(start: start, end: end, value: value, recordedOffsetMs: recordedOffsetMs, body)
   }
 
-  /// ``split(start:end:value:recordedOffsetMs:_:)`` in full, under either rule.
+  /// The ordinal of the bucket that holds all of `[start, end)` when it is
+  /// the one the `recorded` rule found last, else `nil`: what
+  /// ``split(start:end:value:recordedOffsetMs:_:)`` then hands over whole, for
+  /// callers that take that case in a loop of their own.
+  @inline(__always)
+  func lastOrdinal(holdingStart start: Int64, end: Int64, recordedOffsetMs offset: Int64) -> Int64? {
+    // No overflow: times and offsets are validated, far inside Int64.
+    let localStart = start &+ offset
+    guard zone == nil, localStart >= cachedLower, localStart < cachedUpper, end &+ offset <= cachedUpper
+    else { return nil }
+    return cachedOrdinal
+  }
+
+  /// ``split(start:end:value:recordedOffsetMs:_:)`` in full, under either rule
+  /// (what a caller calls directly once ``lastOrdinal(holdingStart:end:recordedOffsetMs:)`` said no).
   @inline(never)
-  private mutating func splitInFull(
+  mutating func splitInFull(
     start: Int64, end: Int64, value: Double, recordedOffsetMs: Int64,
     _ body: (_ ordinal: Int64, _ share: Double, _ offsetMs: Int64) -> Void
   ) {

@@ -144,8 +144,12 @@ extension SampleLog {
   ) {
     let sourceCount = resolved.sourceCount
     var covered: [Interval] = []
-    var sourceUnion: [Interval] = []
     let items = work.items.buffer
+    // One source's union, which has no more intervals than the source has
+    // samples: a buffer of that room, appended to without the checks of an array.
+    let sourceUnion = UnsafeMutablePointer<Interval>.allocate(capacity: max(1, items.count))
+    defer { sourceUnion.deallocate() }
+    var unionCount = 0
     work.order.withUnsafeBufferPointer { order in
       for kind in QuantityKind.allCases {
         let ranking = resolved[kind]
@@ -155,7 +159,7 @@ extension SampleLog {
           let members = work.groupStart[group]..<work.groupStart[group + 1]
           guard !members.isEmpty else { continue }
           let source = ranking.sourceOfRank[rank]
-          sourceUnion.removeAll(keepingCapacity: true)
+          unionCount = 0
           covered.withUnsafeBufferPointer { covered in
             // The first covered interval that ends after the current sample's
             // start; samples come in order of start, so it only moves forward.
@@ -165,7 +169,12 @@ extension SampleLog {
             // another, each then only moving its end.
             var pending = Interval(start: 0, end: 0)
             var hasPending = false
-            defer { if hasPending { sourceUnion.append(pending) } }
+            defer {
+              if hasPending {
+                (sourceUnion + unionCount).initialize(to: pending)
+                unionCount &+= 1
+              }
+            }
             for position in members {
               let sample = items[Int(order[position])]
               let start = sample.startMs
@@ -181,7 +190,10 @@ extension SampleLog {
               if hasPending && start <= pending.end {
                 if end > pending.end { pending.end = end }
               } else {
-                if hasPending { sourceUnion.append(pending) }
+                if hasPending {
+                  (sourceUnion + unionCount).initialize(to: pending)
+                  unionCount &+= 1
+                }
                 pending = Interval(start: start, end: end)
                 hasPending = true
               }
@@ -215,7 +227,7 @@ extension SampleLog {
               }
             }
           }
-          covered = Interval.union(covered, sourceUnion)
+          covered = Interval.union(covered, UnsafeBufferPointer(start: sourceUnion, count: unionCount))
         }
       }
     }
@@ -239,8 +251,8 @@ struct Interval: Equatable {
   }
 
   /// The union of two sorted lists of disjoint intervals.
-  static func union(_ a: [Interval], _ b: [Interval]) -> [Interval] {
-    if a.isEmpty { return b }
+  static func union(_ a: [Interval], _ b: UnsafeBufferPointer<Interval>) -> [Interval] {
+    if a.isEmpty { return Array(b) }
     if b.isEmpty { return a }
     var result: [Interval] = []
     result.reserveCapacity(a.count + b.count)
