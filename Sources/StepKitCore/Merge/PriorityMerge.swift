@@ -128,7 +128,8 @@ extension SampleLog {
     var gatherer = BinGatherer(store: store)
     // A bin gathers about the samples it owns and those that overlap them:
     // room for twice the target, so that the first bins do not grow it step by step.
-    var work = MergeWork(items: MergeItems(capacity: min(count, 2 * MergeBin.targetSamples)))
+    var work = MergeWork(
+      items: MergeItems(capacity: min(count, 2 * MergeBin.targetSamples), groupCount: groups.groupCount))
     defer { work.items.deallocate() }
     for bin in bins {
       gatherer.gather(bin, groups: groups, into: &work, owned: owned)
