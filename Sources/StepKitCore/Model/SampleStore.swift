@@ -688,9 +688,12 @@ struct SampleStore: Sendable {
   ) throws(Failure) {
     var cursor = base
     var context = Context()
-    let first = firstSample(ofBlock: block)
-    for index in first..<firstSample(ofBlock: block + 1) {
+    var index = firstSample(ofBlock: block)
+    let end = firstSample(ofBlock: block + 1)
+    while index < end {
       try body(index, Self.decode(&cursor, &context))
+      // No overflow: below `end`.
+      index &+= 1
     }
   }
 
@@ -810,14 +813,18 @@ struct SampleStore: Sendable {
     let endMs = startMs &+ context.durationMs
     if isSteps { context.stepsEndMs = endMs } else { context.distanceEndMs = endMs }
     let value: Double
-    switch (h >> 5) & 3 {
-    case 0: value = double(readVarint(&cursor))
-    case 1: value = context.decimal(readVarint(&cursor))
-    case 2:
+    // Tested in order of frequency (integers, then decimals at the previous
+    // scale) rather than through a jump table.
+    let valueForm = h & 0x60
+    if valueForm == 0 {
+      value = double(readVarint(&cursor))
+    } else if valueForm == 0x20 {
+      value = context.decimal(readVarint(&cursor))
+    } else if valueForm == 0x40 {
       context.setScale(cursor.pointee)
       cursor += 1
       value = context.decimal(readVarint(&cursor))
-    default:
+    } else {
       var bits: UInt64 = 0
       withUnsafeMutableBytes(of: &bits) {
         $0.copyMemory(from: UnsafeRawBufferPointer(start: cursor, count: 8))
