@@ -27,7 +27,7 @@ extension SampleStore {
     guard count > targetSamples, minStartMs < maxEndMs else {
       return [MergeBin(lower: .min, upper: .max)]
     }
-    let spans = startCounts.sorted { $0.key < $1.key }
+    let spans = orderedStartCounts
     var bins: [MergeBin] = []
     var lower = Int64.min
     var owned = 0

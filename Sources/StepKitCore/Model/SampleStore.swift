@@ -352,6 +352,38 @@ struct SampleStore: Sendable {
     return counts
   }
 
+  /// ``startCounts`` as a list in order of span, made without copying the
+  /// table: counted into an array over the spans' range when it is not much
+  /// wider than the number of spans (the usual case: samples cover a few
+  /// years), else sorted.
+  var orderedStartCounts: [(span: Int64, count: Int)] {
+    var lower = pendingSpanCount > 0 ? pendingSpan : Int64.max
+    var upper = pendingSpanCount > 0 ? pendingSpan : Int64.min
+    for span in startSpanCounts.keys {
+      lower = min(lower, span)
+      upper = max(upper, span)
+    }
+    guard lower <= upper else { return [] }
+    var ordered: [(span: Int64, count: Int)] = []
+    ordered.reserveCapacity(startSpanCounts.count + 1)
+    let (width, overflow) = upper.subtractingReportingOverflow(lower)
+    guard !overflow, width < 4 * Int64(startSpanCounts.count) + 4096 else {
+      for (span, count) in startCounts { ordered.append((span, count)) }
+      ordered.sort { $0.span < $1.span }
+      return ordered
+    }
+    var counts = [Int](repeating: 0, count: Int(width) + 1)
+    counts.withUnsafeMutableBufferPointer { counts in
+      for (span, count) in startSpanCounts { counts[Int(span - lower)] += count }
+      if pendingSpanCount > 0 { counts[Int(pendingSpan - lower)] += pendingSpanCount }
+      // The table holds no span with a count of zero, so none is listed.
+      for offset in counts.indices where counts[offset] != 0 {
+        ordered.append((lower + Int64(offset), counts[offset]))
+      }
+    }
+    return ordered
+  }
+
   /// Counts a sample starting at `startMs` in ``startCounts``.
   @inline(__always)
   private mutating func countStart(_ startMs: Int64) {
