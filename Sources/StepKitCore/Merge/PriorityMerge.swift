@@ -176,6 +176,30 @@ extension SampleLog {
                 unionCount &+= 1
               }
             }
+            if covered.isEmpty {
+              // The first source of the kind with samples here: nothing
+              // covers it, so every sample it owns counts whole, unscaled;
+              // only its union is kept, for the sources below.
+              for position in members {
+                let sample = items[Int(order[position])]
+                let start = sample.startMs
+                let end = sample.endMs
+                if start != end {
+                  if hasPending && start <= pending.end {
+                    if end > pending.end { pending.end = end }
+                  } else {
+                    if hasPending {
+                      (sourceUnion + unionCount).initialize(to: pending)
+                      unionCount &+= 1
+                    }
+                    pending = Interval(start: start, end: end)
+                    hasPending = true
+                  }
+                }
+                if sample.isOwned { sink(sample.piece(start, end, sample.value, kind: kind, source: source)) }
+              }
+              return
+            }
             for position in members {
               let sample = items[Int(order[position])]
               let start = sample.startMs
