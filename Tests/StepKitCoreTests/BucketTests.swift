@@ -123,6 +123,28 @@ struct BucketTests {
     #expect(date.daysSinceEpoch == day)
   }
 
+  @Test("The splitter names the last bucket only for a stretch wholly inside it, never near Int64's ends")
+  func lastBucket() {
+    let day = BucketGeometry.dayMs
+    var splitter = BucketSplitter(geometry: BucketGeometry(unit: .day), zone: nil)
+    #expect(splitter.lastOrdinal(holdingStart: 0, end: 0, recordedOffsetMs: 0) == nil)
+    var shares: [(Int64, Double)] = []
+    splitter.splitInFull(start: 10 * day + 5, end: 10 * day + 9, value: 4, recordedOffsetMs: 0) {
+      ordinal, share, _ in shares.append((ordinal, share))
+    }
+    #expect(shares.map(\.0) == [10] && shares.map(\.1) == [4])
+    #expect(splitter.lastOrdinal(holdingStart: 10 * day, end: 11 * day, recordedOffsetMs: 0) == 10)
+    #expect(splitter.lastOrdinal(holdingStart: 10 * day, end: 11 * day + 1, recordedOffsetMs: 0) == nil)
+    #expect(splitter.lastOrdinal(holdingStart: 10 * day - 1, end: 10 * day, recordedOffsetMs: 0) == nil)
+    // An offset moves the stretch into the next day.
+    #expect(splitter.lastOrdinal(holdingStart: 10 * day, end: 10 * day, recordedOffsetMs: day) == nil)
+    // A bucket this close to the end of Int64 is not kept, so sums that wrap never match it.
+    let late = Int64.max - 3 * day
+    splitter.splitInFull(start: late, end: late, value: 1, recordedOffsetMs: 0) { _, _, _ in }
+    #expect(splitter.lastOrdinal(holdingStart: late, end: late, recordedOffsetMs: 0) == nil)
+    #expect(splitter.lastOrdinal(holdingStart: 10 * day, end: 10 * day, recordedOffsetMs: 0) == nil)
+  }
+
   @Test("LocalDate parses only real dates")
   func localDateParsing() {
     #expect(LocalDate("2024-02-29") != nil)

@@ -44,6 +44,29 @@ struct MergeBinTests {
     return pieces.sorted { ($0.sampleIndex, $0.startMs) < ($1.sampleIndex, $1.startMs) }
   }
 
+  @Test("Start counts come in order of span, counted densely or sorted when the spans lie far apart")
+  func orderedStartCounts() {
+    var near = Self.randomLog(seed: 7).store
+    var far = near
+    // A sample a million years out makes the range far too wide to count densely.
+    far.append(
+      StoredSample(
+        startMs: 1 << 55, endMs: 1 << 55, value: 1, origin: 0, offsetMinutes: 0, kind: .steps,
+        isUserEntered: false))
+    near.append(
+      StoredSample(
+        startMs: near.maxEndMs, endMs: near.maxEndMs, value: 1, origin: 0, offsetMinutes: 0, kind: .steps,
+        isUserEntered: false))
+    for store in [near, far] {
+      let expected = store.startCounts.sorted { $0.key < $1.key }
+      let ordered = store.orderedStartCounts
+      #expect(ordered.map(\.span) == expected.map(\.key))
+      #expect(ordered.map(\.count) == expected.map(\.value))
+      #expect(ordered.reduce(0) { $0 + $1.count } == store.count)
+    }
+    #expect(SampleStore().orderedStartCounts.isEmpty)
+  }
+
   @Test(
     "Any split into spans yields exactly the pieces of one merge",
     arguments: [1, 2, 3, 4, 5, 6] as [UInt64])

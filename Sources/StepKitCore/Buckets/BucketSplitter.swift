@@ -11,6 +11,12 @@ struct BucketSplitter {
   private var cachedUpper = Int64.min
   private var cachedOrdinal: Int64 = 0
 
+  /// How far from Int64's ends a cached bucket must lie: more than the
+  /// longest sample (136 years) and offset (34 hours), so that the wrapping
+  /// sums of ``lastOrdinal(holdingStart:end:recordedOffsetMs:)`` are exact
+  /// whenever they fall in it.
+  static let cacheMargin: Int64 = 1 << 43
+
   init(geometry: BucketGeometry, zone: ZoneOffsets?) {
     self.geometry = geometry
     self.zone = zone
@@ -41,9 +47,25 @@ struct BucketSplitter {
     splitInFull(start: start, end: end, value: value, recordedOffsetMs: recordedOffsetMs, body)
   }
 
-  /// ``split(start:end:value:recordedOffsetMs:_:)`` in full, under either rule.
+  /// The ordinal of the bucket that holds all of `[start, end)` when it is
+  /// the one the `recorded` rule found last, else `nil`: what
+  /// ``split(start:end:value:recordedOffsetMs:_:)`` then hands over whole, for
+  /// callers that take that case in a loop of their own.
+  @inline(__always)
+  func lastOrdinal(holdingStart start: Int64, end: Int64, recordedOffsetMs offset: Int64) -> Int64? {
+    // The sums may wrap only for times within a day or two of Int64's ends;
+    // no bucket is cached within ``cacheMargin`` of them, so a wrapped sum
+    // never passes (and the full split then reports it as it always has).
+    let localStart = start &+ offset
+    guard zone == nil, localStart >= cachedLower, localStart < cachedUpper, end &+ offset <= cachedUpper
+    else { return nil }
+    return cachedOrdinal
+  }
+
+  /// ``split(start:end:value:recordedOffsetMs:_:)`` in full, under either rule
+  /// (what a caller calls directly once ``lastOrdinal(holdingStart:end:recordedOffsetMs:)`` said no).
   @inline(never)
-  private mutating func splitInFull(
+  mutating func splitInFull(
     start: Int64, end: Int64, value: Double, recordedOffsetMs: Int64,
     _ body: (_ ordinal: Int64, _ share: Double, _ offsetMs: Int64) -> Void
   ) {
@@ -77,8 +99,14 @@ struct BucketSplitter {
       }
       var ordinal = geometry.ordinal(ofLocal: localStart)
       let upper = geometry.localStart(of: ordinal + 1)
-      cachedLower = geometry.localStart(of: ordinal)
-      cachedUpper = upper
+      let lower = geometry.localStart(of: ordinal)
+      if lower > Int64.min + Self.cacheMargin && upper < Int64.max - Self.cacheMargin {
+        cachedLower = lower
+        cachedUpper = upper
+      } else {
+        cachedLower = .max
+        cachedUpper = .min
+      }
       cachedOrdinal = ordinal
       if start == end {
         body(ordinal, value, offset)

@@ -27,7 +27,7 @@ extension SampleStore {
     guard count > targetSamples, minStartMs < maxEndMs else {
       return [MergeBin(lower: .min, upper: .max)]
     }
-    let spans = startCounts.sorted { $0.key < $1.key }
+    let spans = orderedStartCounts
     var bins: [MergeBin] = []
     var lower = Int64.min
     var owned = 0
@@ -107,30 +107,44 @@ struct MergeItem {
 
 /// A bin's items, in a buffer that only grows: appending checks only the
 /// capacity, not the uniqueness an array checks on every append (one owner,
-/// the merge of one part, which frees it with ``deallocate()``).
+/// the merge of one part, which frees it with ``deallocate()``). It also
+/// counts the items of each group as they come, for the counting sort of
+/// ``MergeWork/sortGroups(groupCount:)``.
 struct MergeItems {
   private var base: UnsafeMutablePointer<MergeItem>
   private(set) var count = 0
   private var capacity: Int
+  /// How many items each group has.
+  let groupSizes: UnsafeMutableBufferPointer<Int>
 
-  /// An empty buffer with room for `capacity` items.
-  init(capacity: Int) {
+  /// An empty buffer with room for `capacity` items of `groupCount` groups.
+  init(capacity: Int, groupCount: Int) {
     self.capacity = max(capacity, 16)
     base = .allocate(capacity: self.capacity)
+    groupSizes = .allocate(capacity: groupCount)
+    groupSizes.initialize(repeating: 0)
   }
 
   /// Frees the buffer (`MergeItem` holds no references: nothing to deinitialize).
-  func deallocate() { base.deallocate() }
+  func deallocate() {
+    base.deallocate()
+    groupSizes.deallocate()
+  }
 
   /// Forgets every item, keeping the room.
-  mutating func removeAll() { count = 0 }
+  mutating func removeAll() {
+    count = 0
+    groupSizes.update(repeating: 0)
+  }
 
+  /// Appends `item`, whose group must be one of the buffer's.
   @inline(__always)
   mutating func append(_ item: MergeItem) {
     if count == capacity { grow() }
     (base + count).initialize(to: item)
-    // No overflow: `count` is below `capacity`.
+    // No overflow: `count` is below `capacity`, a group's size below `count`.
     count &+= 1
+    groupSizes[Int(item.group)] &+= 1
   }
 
   /// Doubles the room, moving the items.
@@ -167,8 +181,9 @@ struct MergeWork {
     let items = self.items.buffer
     order.withUnsafeMutableBufferPointer { order in
       groupStart.withUnsafeMutableBufferPointer { groupStart in
-        for item in items { groupStart[Int(item.group) + 1] += 1 }
-        for group in 0..<groupCount { groupStart[group + 1] += groupStart[group] }
+        for group in 0..<groupCount {
+          groupStart[group + 1] = groupStart[group] + self.items.groupSizes[group]
+        }
         var fill = Array(groupStart.prefix(groupCount))
         // Each group's last member so far, and whether its members came in
         // order (no member precedes the one before it): the common case,
@@ -248,10 +263,17 @@ struct BinGatherer {
     self.store = SampleStore.BlockReader(store)
     let blocks = store.blocks
     self.blocks = blocks
-    var byStart = (0..<Int32(blocks.count)).map { $0 }
+    var byStart = Array(0..<Int32(blocks.count))
     // Blocks nearly always come in order of time already.
-    let sorted = zip(byStart, byStart.dropFirst()).allSatisfy {
-      blocks[Int($0)].minStartMs <= blocks[Int($1)].minStartMs
+    var sorted = true
+    var previousStart = Int64.min
+    for block in blocks.indices {
+      let start = blocks[block].minStartMs
+      if start < previousStart {
+        sorted = false
+        break
+      }
+      previousStart = start
     }
     if !sorted {
       byStart.sort {

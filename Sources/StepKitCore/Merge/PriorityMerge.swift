@@ -128,7 +128,8 @@ extension SampleLog {
     var gatherer = BinGatherer(store: store)
     // A bin gathers about the samples it owns and those that overlap them:
     // room for twice the target, so that the first bins do not grow it step by step.
-    var work = MergeWork(items: MergeItems(capacity: min(count, 2 * MergeBin.targetSamples)))
+    var work = MergeWork(
+      items: MergeItems(capacity: min(count, 2 * MergeBin.targetSamples), groupCount: groups.groupCount))
     defer { work.items.deallocate() }
     for bin in bins {
       gatherer.gather(bin, groups: groups, into: &work, owned: owned)
@@ -144,8 +145,12 @@ extension SampleLog {
   ) {
     let sourceCount = resolved.sourceCount
     var covered: [Interval] = []
-    var sourceUnion: [Interval] = []
     let items = work.items.buffer
+    // One source's union, which has no more intervals than the source has
+    // samples: a buffer of that room, appended to without the checks of an array.
+    let sourceUnion = UnsafeMutablePointer<Interval>.allocate(capacity: max(1, items.count))
+    defer { sourceUnion.deallocate() }
+    var unionCount = 0
     work.order.withUnsafeBufferPointer { order in
       for kind in QuantityKind.allCases {
         let ranking = resolved[kind]
@@ -155,7 +160,7 @@ extension SampleLog {
           let members = work.groupStart[group]..<work.groupStart[group + 1]
           guard !members.isEmpty else { continue }
           let source = ranking.sourceOfRank[rank]
-          sourceUnion.removeAll(keepingCapacity: true)
+          unionCount = 0
           covered.withUnsafeBufferPointer { covered in
             // The first covered interval that ends after the current sample's
             // start; samples come in order of start, so it only moves forward.
@@ -165,7 +170,36 @@ extension SampleLog {
             // another, each then only moving its end.
             var pending = Interval(start: 0, end: 0)
             var hasPending = false
-            defer { if hasPending { sourceUnion.append(pending) } }
+            defer {
+              if hasPending {
+                (sourceUnion + unionCount).initialize(to: pending)
+                unionCount &+= 1
+              }
+            }
+            if covered.isEmpty {
+              // The first source of the kind with samples here: nothing
+              // covers it, so every sample it owns counts whole, unscaled;
+              // only its union is kept, for the sources below.
+              for position in members {
+                let sample = items[Int(order[position])]
+                let start = sample.startMs
+                let end = sample.endMs
+                if start != end {
+                  if hasPending && start <= pending.end {
+                    if end > pending.end { pending.end = end }
+                  } else {
+                    if hasPending {
+                      (sourceUnion + unionCount).initialize(to: pending)
+                      unionCount &+= 1
+                    }
+                    pending = Interval(start: start, end: end)
+                    hasPending = true
+                  }
+                }
+                if sample.isOwned { sink(sample.piece(start, end, sample.value, kind: kind, source: source)) }
+              }
+              return
+            }
             for position in members {
               let sample = items[Int(order[position])]
               let start = sample.startMs
@@ -181,7 +215,10 @@ extension SampleLog {
               if hasPending && start <= pending.end {
                 if end > pending.end { pending.end = end }
               } else {
-                if hasPending { sourceUnion.append(pending) }
+                if hasPending {
+                  (sourceUnion + unionCount).initialize(to: pending)
+                  unionCount &+= 1
+                }
                 pending = Interval(start: start, end: end)
                 hasPending = true
               }
@@ -215,7 +252,7 @@ extension SampleLog {
               }
             }
           }
-          covered = Interval.union(covered, sourceUnion)
+          covered = Interval.union(covered, UnsafeBufferPointer(start: sourceUnion, count: unionCount))
         }
       }
     }
@@ -239,8 +276,8 @@ struct Interval: Equatable {
   }
 
   /// The union of two sorted lists of disjoint intervals.
-  static func union(_ a: [Interval], _ b: [Interval]) -> [Interval] {
-    if a.isEmpty { return b }
+  static func union(_ a: [Interval], _ b: UnsafeBufferPointer<Interval>) -> [Interval] {
+    if a.isEmpty { return Array(b) }
     if b.isEmpty { return a }
     var result: [Interval] = []
     result.reserveCapacity(a.count + b.count)

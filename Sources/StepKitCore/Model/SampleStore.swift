@@ -120,6 +120,14 @@ struct SampleStore: Sendable {
     }
   }
 
+  /// An integer field's value as a `Double`: the encoder writes only
+  /// integers below 2^53 (integers and decimal mantissas), for which the
+  /// signed conversion, one instruction, is the same as the unsigned one.
+  @inline(__always)
+  static func double(_ field: UInt64) -> Double {
+    Double(Int64(bitPattern: field))
+  }
+
   /// 10^k for k in 0...9, exactly.
   @inline(__always)
   static func powerOfTen(_ k: UInt8) -> Double {
@@ -183,7 +191,7 @@ struct SampleStore: Sendable {
     /// A decimal's value at ``scale``: ``decodeDecimal(_:scale:)`` with the scale's figures at hand.
     @inline(__always)
     func decimal(_ mantissa: UInt64) -> Double {
-      Double(mantissa) / scalePower * scaleFactor
+      SampleStore.double(mantissa) / scalePower * scaleFactor
     }
   }
 
@@ -342,6 +350,38 @@ struct SampleStore: Sendable {
     var counts = startSpanCounts
     if pendingSpanCount > 0 { counts[pendingSpan, default: 0] += pendingSpanCount }
     return counts
+  }
+
+  /// ``startCounts`` as a list in order of span, made without copying the
+  /// table: counted into an array over the spans' range when it is not much
+  /// wider than the number of spans (the usual case: samples cover a few
+  /// years), else sorted.
+  var orderedStartCounts: [(span: Int64, count: Int)] {
+    var lower = pendingSpanCount > 0 ? pendingSpan : Int64.max
+    var upper = pendingSpanCount > 0 ? pendingSpan : Int64.min
+    for span in startSpanCounts.keys {
+      lower = min(lower, span)
+      upper = max(upper, span)
+    }
+    guard lower <= upper else { return [] }
+    var ordered: [(span: Int64, count: Int)] = []
+    ordered.reserveCapacity(startSpanCounts.count + 1)
+    let (width, overflow) = upper.subtractingReportingOverflow(lower)
+    guard !overflow, width < 4 * Int64(startSpanCounts.count) + 4096 else {
+      for (span, count) in startCounts { ordered.append((span, count)) }
+      ordered.sort { $0.span < $1.span }
+      return ordered
+    }
+    var counts = [Int](repeating: 0, count: Int(width) + 1)
+    counts.withUnsafeMutableBufferPointer { counts in
+      for (span, count) in startSpanCounts { counts[Int(span - lower)] += count }
+      if pendingSpanCount > 0 { counts[Int(pendingSpan - lower)] += pendingSpanCount }
+      // The table holds no span with a count of zero, so none is listed.
+      for offset in counts.indices where counts[offset] != 0 {
+        ordered.append((lower + Int64(offset), counts[offset]))
+      }
+    }
+    return ordered
   }
 
   /// Counts a sample starting at `startMs` in ``startCounts``.
@@ -680,9 +720,12 @@ struct SampleStore: Sendable {
   ) throws(Failure) {
     var cursor = base
     var context = Context()
-    let first = firstSample(ofBlock: block)
-    for index in first..<firstSample(ofBlock: block + 1) {
+    var index = firstSample(ofBlock: block)
+    let end = firstSample(ofBlock: block + 1)
+    while index < end {
       try body(index, Self.decode(&cursor, &context))
+      // No overflow: below `end`.
+      index &+= 1
     }
   }
 
@@ -802,14 +845,18 @@ struct SampleStore: Sendable {
     let endMs = startMs &+ context.durationMs
     if isSteps { context.stepsEndMs = endMs } else { context.distanceEndMs = endMs }
     let value: Double
-    switch (h >> 5) & 3 {
-    case 0: value = Double(readVarint(&cursor))
-    case 1: value = context.decimal(readVarint(&cursor))
-    case 2:
+    // Tested in order of frequency (integers, then decimals at the previous
+    // scale) rather than through a jump table.
+    let valueForm = h & 0x60
+    if valueForm == 0 {
+      value = double(readVarint(&cursor))
+    } else if valueForm == 0x20 {
+      value = context.decimal(readVarint(&cursor))
+    } else if valueForm == 0x40 {
       context.setScale(cursor.pointee)
       cursor += 1
       value = context.decimal(readVarint(&cursor))
-    default:
+    } else {
       var bits: UInt64 = 0
       withUnsafeMutableBytes(of: &bits) {
         $0.copyMemory(from: UnsafeRawBufferPointer(start: cursor, count: 8))

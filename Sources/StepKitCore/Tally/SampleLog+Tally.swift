@@ -88,8 +88,9 @@ struct BucketTableView {
   /// lies outside the tally's fixed range).
   @inline(__always)
   func slot(_ ordinal: Int64) -> Int? {
-    let slot = ordinal &- first
-    return UInt64(bitPattern: slot) < UInt64(count) ? Int(slot) : nil
+    let slot = Int(truncatingIfNeeded: ordinal &- first)
+    // One unsigned comparison: `count` is never negative.
+    return UInt(bitPattern: slot) < UInt(bitPattern: count) ? slot : nil
   }
 
   /// Records that sample `index`, with `offsetMs`, touched `slot`.
@@ -412,51 +413,91 @@ extension SampleLog {
           owned: { index, p in
             let source = Int(originSource[Int(p.origin)])
             let isSteps = p.kind == .steps
-            var inRange = false
-            var rawShare = 0.0
-            rawSplitter.split(
-              start: p.startMs, end: p.endMs, value: p.value,
-              recordedOffsetMs: Int64(p.offsetMinutes) * 60_000
-            ) { ordinal, share, offsetMs in
+            // No overflow: an offset is within ±2047 minutes.
+            let offsetMs = Int64(p.offsetMinutes) &* 60_000
+            let rawShare: Double
+            if let ordinal = rawSplitter.lastOrdinal(
+              holdingStart: p.startMs, end: p.endMs, recordedOffsetMs: offsetMs)
+            {
+              // The common case, the sample whole in the bucket of the one
+              // before: what the split below does, without its closure.
               guard let slot = table.slot(ordinal) else { return }
-              inRange = true
-              rawShare += share
+              // As the split below sums it, from zero (which turns -0 into +0).
+              rawShare = 0.0 + p.value
               table.touch(slot, offsetMs: offsetMs, index: index)
               if isSteps {
-                table.raw[slot] += share
-                if p.isUserEntered { table.manual[slot] += share }
+                table.raw[slot] += p.value
+                if p.isUserEntered { table.manual[slot] += p.value }
               }
-            }
-            guard inRange else { return }
-            if isSteps {
-              rows[source].stepSamples += 1
-              rows[source].rawSteps += rawShare
-              if p.isUserEntered { rows[source].manualSteps += rawShare }
             } else {
-              rows[source].distanceSamples += 1
-              rows[source].rawDistanceMeters += rawShare
+              var inRange = false
+              var sum = 0.0
+              rawSplitter.splitInFull(
+                start: p.startMs, end: p.endMs, value: p.value, recordedOffsetMs: offsetMs
+              ) { ordinal, share, offsetMs in
+                guard let slot = table.slot(ordinal) else { return }
+                inRange = true
+                sum += share
+                table.touch(slot, offsetMs: offsetMs, index: index)
+                if isSteps {
+                  table.raw[slot] += share
+                  if p.isUserEntered { table.manual[slot] += share }
+                }
+              }
+              guard inRange else { return }
+              rawShare = sum
             }
-            rows[source].firstStart = min(rows[source].firstStart, p.startMs)
-            rows[source].lastEnd = max(rows[source].lastEnd, p.endMs)
+            let row = rows.baseAddress.unsafelyUnwrapped + source
+            // No overflow: fewer samples than Int.max.
+            if isSteps {
+              row.pointee.stepSamples &+= 1
+              row.pointee.rawSteps += rawShare
+              if p.isUserEntered { row.pointee.manualSteps += rawShare }
+            } else {
+              row.pointee.distanceSamples &+= 1
+              row.pointee.rawDistanceMeters += rawShare
+            }
+            row.pointee.firstStart = min(row.pointee.firstStart, p.startMs)
+            row.pointee.lastEnd = max(row.pointee.lastEnd, p.endMs)
           }
         ) { piece in
           let isSteps = piece.kind == .steps
           let source = piece.sourceIndex
           // No overflow: a rank is below the number of sources, an offset within a day or two.
           let column = 2 &* position[source] &+ Int(piece.kind.rawValue)
-          var share = 0.0
-          mergeSplitter.split(
-            start: piece.startMs, end: piece.endMs, value: piece.value,
-            recordedOffsetMs: Int64(piece.utcOffsetSeconds) &* 1000
-          ) { ordinal, part, _ in
-            guard let slot = table.slot(ordinal) else { return }
-            share += part
-            if isSteps {
-              table.steps[slot] += part
+          let offsetMs = Int64(piece.utcOffsetSeconds) &* 1000
+          let share: Double
+          if let ordinal = mergeSplitter.lastOrdinal(
+            holdingStart: piece.startMs, end: piece.endMs, recordedOffsetMs: offsetMs)
+          {
+            // The common case, as in the raw pass: the piece whole in the last bucket.
+            if let slot = table.slot(ordinal) {
+              // As the split below sums it, from zero.
+              share = 0.0 + piece.value
+              if isSteps {
+                table.steps[slot] += piece.value
+              } else {
+                table.distance[slot] += piece.value
+              }
+              if breakdown { table.bySource[slot * width + column] += piece.value }
             } else {
-              table.distance[slot] += part
+              share = 0.0
             }
-            if breakdown { table.bySource[slot * width + column] += part }
+          } else {
+            var sum = 0.0
+            mergeSplitter.splitInFull(
+              start: piece.startMs, end: piece.endMs, value: piece.value, recordedOffsetMs: offsetMs
+            ) { ordinal, part, _ in
+              guard let slot = table.slot(ordinal) else { return }
+              sum += part
+              if isSteps {
+                table.steps[slot] += part
+              } else {
+                table.distance[slot] += part
+              }
+              if breakdown { table.bySource[slot * width + column] += part }
+            }
+            share = sum
           }
           if isSteps {
             rows[source].countedSteps += share
