@@ -170,12 +170,21 @@ extension SampleLog {
             // another, each then only moving its end.
             var pending = Interval(start: 0, end: 0)
             var hasPending = false
-            defer {
-              if hasPending {
-                (sourceUnion + unionCount).initialize(to: pending)
-                unionCount &+= 1
+            @inline(__always) func keepPending() {
+              (sourceUnion + unionCount).initialize(to: pending)
+              unionCount &+= 1
+            }
+            /// Adds `[start, end)` (in order of start) to the source's union.
+            @inline(__always) func extendUnion(_ start: Int64, _ end: Int64) {
+              if hasPending && start <= pending.end {
+                if end > pending.end { pending.end = end }
+              } else {
+                if hasPending { keepPending() }
+                pending = Interval(start: start, end: end)
+                hasPending = true
               }
             }
+            defer { if hasPending { keepPending() } }
             if covered.isEmpty {
               // The first source of the kind with samples here: nothing
               // covers it, so every sample it owns counts whole, unscaled;
@@ -184,18 +193,7 @@ extension SampleLog {
                 let sample = items[Int(order[position])]
                 let start = sample.startMs
                 let end = sample.endMs
-                if start != end {
-                  if hasPending && start <= pending.end {
-                    if end > pending.end { pending.end = end }
-                  } else {
-                    if hasPending {
-                      (sourceUnion + unionCount).initialize(to: pending)
-                      unionCount &+= 1
-                    }
-                    pending = Interval(start: start, end: end)
-                    hasPending = true
-                  }
-                }
+                if start != end { extendUnion(start, end) }
                 if sample.isOwned { sink(sample.piece(start, end, sample.value, kind: kind, source: source)) }
               }
               return
@@ -212,16 +210,7 @@ extension SampleLog {
                 }
                 continue
               }
-              if hasPending && start <= pending.end {
-                if end > pending.end { pending.end = end }
-              } else {
-                if hasPending {
-                  (sourceUnion + unionCount).initialize(to: pending)
-                  unionCount &+= 1
-                }
-                pending = Interval(start: start, end: end)
-                hasPending = true
-              }
+              extendUnion(start, end)
               guard sample.isOwned else { continue }
               if firstOpen == covered.count || covered[firstOpen].start >= end {
                 // Nothing covers it (the common case): its value whole, unscaled.
