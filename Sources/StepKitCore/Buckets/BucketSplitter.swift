@@ -22,35 +22,11 @@ struct BucketSplitter {
     self.zone = zone
   }
 
-  /// Hands each bucket's share of `value` over `[start, end)` to `body` as
-  /// `(ordinal, share, utcOffsetMs)`. An instant goes whole to the bucket
-  /// that contains it.
-  ///
-  /// The case nearly every sample takes, under the `recorded` rule a sample
-  /// inside the bucket of the one before, is inlined into the caller;
-  /// ``splitInFull(start:end:value:recordedOffsetMs:_:)`` does the rest.
-  ///
-  /// - Parameter recordedOffsetMs: The sample's own offset, used by the `recorded` rule.
-  @inline(__always)
-  mutating func split(
-    start: Int64, end: Int64, value: Double, recordedOffsetMs: Int64,
-    _ body: (_ ordinal: Int64, _ share: Double, _ offsetMs: Int64) -> Void
-  ) {
-    if zone == nil {
-      let offset = recordedOffsetMs
-      let localStart = start + offset
-      if localStart >= cachedLower && localStart < cachedUpper && end + offset <= cachedUpper {
-        body(cachedOrdinal, value, offset)
-        return
-      }
-    }
-    splitInFull(start: start, end: end, value: value, recordedOffsetMs: recordedOffsetMs, body)
-  }
-
   /// The ordinal of the bucket that holds all of `[start, end)` when it is
-  /// the one the `recorded` rule found last, else `nil`: what
-  /// ``split(start:end:value:recordedOffsetMs:_:)`` then hands over whole, for
-  /// callers that take that case in a loop of their own.
+  /// the one the `recorded` rule found last, else `nil`. The case nearly
+  /// every sample takes, a sample inside the bucket of the one before: the
+  /// caller then adds the whole value there, in its own loop, and calls
+  /// ``splitInFull(start:end:value:recordedOffsetMs:_:)`` only when this is `nil`.
   @inline(__always)
   func lastOrdinal(holdingStart start: Int64, end: Int64, recordedOffsetMs offset: Int64) -> Int64? {
     // The sums may wrap only for times within a day or two of Int64's ends;
@@ -62,8 +38,12 @@ struct BucketSplitter {
     return cachedOrdinal
   }
 
-  /// ``split(start:end:value:recordedOffsetMs:_:)`` in full, under either rule
-  /// (what a caller calls directly once ``lastOrdinal(holdingStart:end:recordedOffsetMs:)`` said no).
+  /// Hands each bucket's share of `value` over `[start, end)` to `body` as
+  /// `(ordinal, share, utcOffsetMs)`, under either rule. An instant goes
+  /// whole to the bucket that contains it. Out of line: callers try
+  /// ``lastOrdinal(holdingStart:end:recordedOffsetMs:)`` first.
+  ///
+  /// - Parameter recordedOffsetMs: The sample's own offset, used by the `recorded` rule.
   @inline(never)
   mutating func splitInFull(
     start: Int64, end: Int64, value: Double, recordedOffsetMs: Int64,
