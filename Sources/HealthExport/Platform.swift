@@ -29,13 +29,26 @@ enum Platform {
   /// Maps `length` bytes of the file open as `descriptor`, from `offset` (a
   /// multiple of ``pageSize``), for reading only (`mmap`), or `nil` when the
   /// system will not (a file system without mappings, no address space left).
+  ///
+  /// On Linux the whole mapping is entered into the page table at once
+  /// (`MAP_POPULATE`): the scanner reads every byte of it, and one call costs
+  /// far less than the page faults of touching it (a third of the reader's
+  /// system time on a 500 MB export). Its pages then count towards resident
+  /// memory from the start, one window at a time.
   static func mapForReading(_ descriptor: Int32, offset: Int64, length: Int) -> UnsafeMutableRawPointer? {
     guard length > 0, let fileOffset = off_t(exactly: offset),
-      let start = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, fileOffset),
+      let start = mmap(nil, length, PROT_READ, MAP_PRIVATE | populate, descriptor, fileOffset),
       start != UnsafeMutableRawPointer(bitPattern: -1)
     else { return nil }
     return start
   }
+
+  /// The flag that fills a mapping's page table as it is made, where there is one.
+  #if os(Linux)
+    private static let populate = MAP_POPULATE
+  #else
+    private static let populate: Int32 = 0
+  #endif
 
   /// Removes a mapping made by ``mapForReading(_:offset:length:)`` (`munmap`):
   /// its pages leave the process's resident memory (the file's stay cached).
