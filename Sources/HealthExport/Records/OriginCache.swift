@@ -65,6 +65,11 @@ struct OriginCache {
   /// and the address's `0x`.
   static let addressPrefix: StaticString = "&lt;&lt;HKDevice: 0x"
 
+  /// Sixteen nonzero bytes, then sixteen zeros: the sixteen from `16 - n` on
+  /// are nonzero in their first `n` lanes (0 ... 16), a mask loaded rather
+  /// than built from `n`.
+  private static let leadingLanes: StaticString = "################\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+
   /// Each entry's key: its source, then (when it has a device) the device's
   /// ``DeviceKey/head`` and ``DeviceKey/tail``.
   private var keyBytes: [UInt8] = []
@@ -91,7 +96,11 @@ struct OriginCache {
   @inline(__always)
   mutating func find(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?) -> OriginID? {
     if let device {
-      if let origin = recent(source, device, plainOnly: false) { return origin }
+      if sameDevice(last, source, device) { return last.origin }
+      if sameDevice(previous, source, device) {
+        swap(&last, &previous)
+        return last.origin
+      }
     } else if sameSource(withoutDevice, source) {
       return withoutDevice.origin
     }
@@ -111,25 +120,32 @@ struct OriginCache {
   /// A record of another origin is looked up by its key: an entry found so
   /// (equal source, equal bytes around an all-hexadecimal address) vouches
   /// for the record's bytes when its own are plain.
+  ///
+  /// Only the comparison with the last origin is inlined, since nearly every
+  /// record is of that origin; the rest is ``findPlainAfterLast(source:device:)``.
   @inline(__always)
   mutating func findPlain(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?)
     -> OriginID?
   {
+    if let device, last.isPlain, sameDevice(last, source, device) { return last.origin }
+    return findPlainAfterLast(source: source, device: device)
+  }
+
+  /// The origin of ``findPlain(source:device:)`` for a record that is not of
+  /// the last origin with a device: the one before, the last without a
+  /// device, or one found by key, when its bytes are plain.
+  @inline(never)
+  private mutating func findPlainAfterLast(
+    source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?
+  ) -> OriginID? {
     if let device {
-      if let origin = recent(source, device, plainOnly: true) { return origin }
+      if previous.isPlain, sameDevice(previous, source, device) {
+        swap(&last, &previous)
+        return last.origin
+      }
     } else if withoutDevice.isPlain, sameSource(withoutDevice, source) {
       return withoutDevice.origin
     }
-    return findPlainKeyed(source: source, device: device)
-  }
-
-  /// The origin of ``findPlain(source:device:)`` found by key, when its bytes are plain.
-  @inline(never)
-  private mutating func findPlainKeyed(
-    source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?
-  )
-    -> OriginID?
-  {
     guard let index = findKeyed(source: source, device: device), entries[index].isPlain else { return nil }
     return entries[index].origin
   }
@@ -225,73 +241,53 @@ struct OriginCache {
     return device.count - end
   }
 
-  /// The origin of the last or the one before, when the record names the
-  /// same source and its device differs from theirs at most in the address.
+  /// Whether the record names `recent`'s source and its device differs
+  /// from `recent`'s at most in the address.
   ///
   /// It compares the bytes after the address at the length the entry's
   /// have, before any hashing, and accepts only what ``DeviceKey`` would key
-  /// the same: the same ``addressPrefix``, then nothing but hexadecimal
-  /// digits up to the entry's tail (whose first byte is not one).
+  /// the same: the same ``addressPrefix``, then 1 to 16 hexadecimal digits
+  /// up to the entry's tail (whose first byte is not one). The differences
+  /// in the prefix, the source, the tail and the address's digits are
+  /// gathered in one vector, tested once.
   @inline(__always)
-  private mutating func recent(
-    _ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>, plainOnly: Bool
-  ) -> OriginID? {
+  private func sameDevice(
+    _ recent: Recent, _ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>
+  )
+    -> Bool
+  {
     let prefixLength = Self.addressPrefix.utf8CodeUnitCount
-    guard device.count > prefixLength, let base = device.baseAddress else { return nil }
-    // The prefix's differences, in its first and last sixteen bytes, gathered with the others.
-    let prefix = UnsafeRawPointer(Self.addressPrefix.utf8Start)
-    let prefixDifferences =
-      (Self.vector(base, 0) ^ Self.vector(prefix, 0))
-      | (Self.vector(base, prefixLength &- 16) ^ Self.vector(prefix, prefixLength &- 16))
-    let found = keyBytes.withUnsafeBufferPointer { keys in
-      // An entry with a device has its key's head stored, so `keys` is empty only while no slot is.
-      guard let keys = keys.baseAddress else { return 0 }
-      if !plainOnly || last.isPlain,
-        Self.sameDevice(last, keys, source, base, device.count, prefixDifferences)
-      {
-        return 1
-      }
-      if !plainOnly || previous.isPlain,
-        Self.sameDevice(previous, keys, source, base, device.count, prefixDifferences)
-      {
-        return 2
-      }
-      return 0
-    }
-    if found == 2 { swap(&last, &previous) }
-    return found == 0 ? nil : last.origin
-  }
-
-  /// Whether the record's source is `recent`'s and its device, of `count`
-  /// bytes at `device`, is `recent`'s but for an address of 1 to 16
-  /// hexadecimal digits. The differences in the source, the prefix
-  /// (`prefixDifferences`), the tail and the address's digits are gathered
-  /// in one vector, tested once.
-  @inline(__always)
-  private static func sameDevice(
-    _ recent: Recent, _ keys: UnsafePointer<UInt8>, _ source: UnsafeBufferPointer<UInt8>,
-    _ device: UnsafePointer<UInt8>, _ count: Int, _ prefixDifferences: SIMD16<UInt8>
-  ) -> Bool {
-    let prefixLength = addressPrefix.utf8CodeUnitCount
-    // One test for both bounds of the address's length (1 ... 16 digits).
+    let count = device.count
+    // One test for both bounds of the address's length (1 ... 16 digits); an empty slot has no bounds.
     guard recent.sourceLength == source.count, UInt(bitPattern: count &- recent.shortestDevice) < 16 else {
       return false
     }
+    // At least 21 bytes long, so not empty.
+    let device = device.baseAddress.unsafelyUnwrapped
     let tail = recent.tailLength
     let digits = count &- prefixLength &- tail
-    let stored = keys + recent.keyStart
-    var differences = prefixDifferences
-    if let base = source.baseAddress { differences |= Self.differences(stored, base, count: source.count) }
-    // The stored key is the source, `&lt;&lt;HKDevice: ` and the tail.
-    let storedTail = stored + source.count + prefixLength - 2
-    differences |= Self.differences(storedTail, device + (count &- tail), count: tail)
+    // The prefix's first and last sixteen bytes.
+    let prefix = UnsafeRawPointer(Self.addressPrefix.utf8Start)
+    var differences =
+      (Self.vector(device, 0) ^ Self.vector(prefix, 0))
+      | (Self.vector(device, prefixLength &- 16) ^ Self.vector(prefix, prefixLength &- 16))
     let address = device + prefixLength
     if count &- prefixLength >= 16 {
-      differences |= ByteScanning.firstLanes(digits) & ~DeviceKey.hexLanes(vector(address, 0))
+      let wanted = Self.vector(UnsafeRawPointer(Self.leadingLanes.utf8Start), 16 &- digits)
+      differences |= wanted & ~DeviceKey.hexLanes(Self.vector(address, 0))
     } else if !DeviceKey.allHexDigits(address, digits, readable: count &- prefixLength) {
       return false
     }
-    return ByteScanning.isZero(differences)
+    return keyBytes.withUnsafeBufferPointer { keys in
+      // A filled slot's entry has a device, so its key's head is stored.
+      guard let keys = keys.baseAddress else { return false }
+      let stored = keys + recent.keyStart
+      if let base = source.baseAddress { differences |= Self.differences(stored, base, count: source.count) }
+      // The stored key is the source, `&lt;&lt;HKDevice: ` and the tail.
+      let storedTail = stored + source.count + prefixLength - 2
+      differences |= Self.differences(storedTail, device + (count &- tail), count: tail)
+      return ByteScanning.isZero(differences)
+    }
   }
 
   /// Whether the record, which has no device, names the source of `recent`,
