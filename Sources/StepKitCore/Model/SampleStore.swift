@@ -256,8 +256,8 @@ struct SampleStore: Sendable {
   /// The unit factor the last decimal used, tried first for the next one.
   private var factorHint: UInt8 = 0
   /// How many samples start in each span of ``startSpanShift`` (by the
-  /// start shifted right by it), but for the run counted in
-  /// ``pendingSpan``: exact whatever the blocks are, so that what is judged
+  /// start shifted right by it), but for the runs counted in
+  /// ``pendingSpan`` and ``previousSpan``: exact whatever the blocks are, so that what is judged
   /// from it (``mergeBins(targetSamples:)``) is the same for a store built
   /// sample by sample and one joined from stretches.
   ///
@@ -272,6 +272,11 @@ struct SampleStore: Sendable {
   /// The span of the last sample appended, and how many samples in a row started in it.
   private var pendingSpan: Int64 = 0
   private var pendingSpanCount = 0
+  /// The span counted in ``pendingSpan`` before it, and its count: the samples of two
+  /// sources, which an export interleaves a stretch at a time, go back and forth between
+  /// two spans when they cross one's end.
+  private var previousSpan: Int64 = 0
+  private var previousSpanCount = 0
 
   /// The width of the spans of ``startCounts``: 2^22 ms, about 70 minutes.
   static let startSpanShift: Int64 = 22
@@ -355,10 +360,17 @@ struct SampleStore: Sendable {
   /// How many samples start in each span of 2^``startSpanShift`` ms,
   /// keyed by the start shifted right by it; spans with none are left out.
   var startCounts: [Int64: Int] {
-    var counts = startSpanCounts
-    for (span, count) in startSpanRuns where count != 0 { counts[span, default: 0] += count }
-    if pendingSpanCount > 0 { counts[pendingSpan, default: 0] += pendingSpanCount }
+    let (runs, table) = flushedStartCounts
+    var counts = table
+    for (span, count) in runs where count != 0 { counts[span, default: 0] += count }
     return counts
+  }
+
+  /// ``startSpanRuns`` and ``startSpanCounts`` with the pending runs counted in.
+  private var flushedStartCounts: (runs: [(span: Int64, count: Int)], table: [Int64: Int]) {
+    var flushed = self
+    flushed.flushPendingSpan()
+    return (flushed.startSpanRuns, flushed.startSpanCounts)
   }
 
   /// ``startCounts`` as a list in order of span, made without building the
@@ -367,24 +379,16 @@ struct SampleStore: Sendable {
   /// is not much wider than the number of spans (samples cover a few
   /// years), else sorted.
   var orderedStartCounts: [(span: Int64, count: Int)] {
-    if startSpanCounts.isEmpty, pendingSpanCount == 0 || pendingSpan > startSpanRuns.last?.span ?? .min {
-      var ordered = startSpanRuns.filter { $0.count != 0 }
-      if pendingSpanCount > 0 { ordered.append((pendingSpan, pendingSpanCount)) }
-      return ordered
-    }
-    var lower = pendingSpanCount > 0 ? pendingSpan : Int64.max
-    var upper = pendingSpanCount > 0 ? pendingSpan : Int64.min
-    for span in startSpanCounts.keys {
+    let (runs, table) = flushedStartCounts
+    if table.isEmpty { return runs.filter { $0.count != 0 } }
+    var lower = runs.first?.span ?? Int64.max
+    var upper = runs.last?.span ?? Int64.min
+    for span in table.keys {
       lower = min(lower, span)
       upper = max(upper, span)
     }
-    if let first = startSpanRuns.first, let last = startSpanRuns.last {
-      lower = min(lower, first.span)
-      upper = max(upper, last.span)
-    }
-    guard lower <= upper else { return [] }
     var ordered: [(span: Int64, count: Int)] = []
-    let spans = startSpanCounts.count + startSpanRuns.count + 1
+    let spans = table.count + runs.count
     ordered.reserveCapacity(spans)
     let (width, overflow) = upper.subtractingReportingOverflow(lower)
     guard !overflow, width < 4 * Int64(spans) + 4096 else {
@@ -394,9 +398,8 @@ struct SampleStore: Sendable {
     }
     var counts = [Int](repeating: 0, count: Int(width) + 1)
     counts.withUnsafeMutableBufferPointer { counts in
-      for (span, count) in startSpanCounts { counts[Int(span - lower)] += count }
-      for (span, count) in startSpanRuns { counts[Int(span - lower)] += count }
-      if pendingSpanCount > 0 { counts[Int(pendingSpan - lower)] += pendingSpanCount }
+      for (span, count) in table { counts[Int(span - lower)] += count }
+      for (span, count) in runs { counts[Int(span - lower)] += count }
       // A span with samples has a count above 0: the others are left out.
       for offset in counts.indices where counts[offset] != 0 {
         ordered.append((lower + Int64(offset), counts[offset]))
@@ -412,15 +415,33 @@ struct SampleStore: Sendable {
     if span == pendingSpan {
       pendingSpanCount &+= 1
     } else {
-      flushPendingSpan()
-      pendingSpan = span
-      pendingSpanCount = 1
+      countInNewSpan(span)
     }
   }
 
-  /// Adds the run counted in ``pendingSpan`` to ``startSpanCounts``.
+  /// Counts a sample starting in `span`, not ``pendingSpan``: back to
+  /// ``previousSpan`` when it is that one, else on to a new run, the
+  /// previous one added to the lists.
+  private mutating func countInNewSpan(_ span: Int64) {
+    if span == previousSpan, previousSpanCount > 0 {
+      let count = previousSpanCount + 1
+      (previousSpan, previousSpanCount) = (pendingSpan, pendingSpanCount)
+      (pendingSpan, pendingSpanCount) = (span, count)
+      return
+    }
+    if previousSpanCount > 0 { addStartCount(previousSpanCount, toSpan: previousSpan) }
+    (previousSpan, previousSpanCount) = (pendingSpan, pendingSpanCount)
+    (pendingSpan, pendingSpanCount) = (span, 1)
+  }
+
+  /// Adds the runs counted in ``previousSpan`` and ``pendingSpan`` to the
+  /// lists, the lower span first (so that spans in order stay appended).
   private mutating func flushPendingSpan() {
-    if pendingSpanCount > 0 { addStartCount(pendingSpanCount, toSpan: pendingSpan) }
+    let (pending, previous) = ((pendingSpan, pendingSpanCount), (previousSpan, previousSpanCount))
+    let (lower, upper) = previousSpan < pendingSpan ? (previous, pending) : (pending, previous)
+    if lower.1 > 0 { addStartCount(lower.1, toSpan: lower.0) }
+    if upper.1 > 0 { addStartCount(upper.1, toSpan: upper.0) }
+    previousSpanCount = 0
     pendingSpanCount = 0
   }
 
@@ -437,7 +458,7 @@ struct SampleStore: Sendable {
     }
   }
 
-  /// Takes back one sample counted as starting at `startMs` (``pendingSpan`` flushed).
+  /// Takes back one sample counted as starting at `startMs` (the pending runs flushed).
   private mutating func uncountStart(_ startMs: Int64) {
     let span = startMs >> Self.startSpanShift
     // The first run whose span is not below `span`.
