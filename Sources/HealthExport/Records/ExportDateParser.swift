@@ -90,23 +90,33 @@ enum ExportDateParser {
   /// The calendar date of the last `yyyy-MM-dd HH:mm:ss ±HHMM` parsed, so that
   /// the many records of one day skip the calendar arithmetic and its checks.
   ///
-  /// It also keeps the hour of the last date parsed: records minutes apart
-  /// share their first 13 bytes (`2016-04-15 07`) and their offset, so only
-  /// the minutes and seconds are left to read.
+  /// It also keeps the hour of the last date parsed, and the one before:
+  /// records minutes apart share their first 13 bytes (`2016-04-15 07`) and
+  /// their offset, so only the minutes and seconds are left to read; and an
+  /// export interleaves sources a stretch at a time, going back a little
+  /// for each, so dates go back and forth between two hours as they cross one's end.
   struct DayCache {
     /// The date's first ten bytes (`2016-04-15`), as words.
     fileprivate var head: UInt64 = 0
     fileprivate var tail: UInt16 = 0
     /// Days since 1970-01-01 of that date; `nil` before the first date.
     fileprivate var days: Int?
-    /// The hour of the last date parsed. Before the first, one no bytes
-    /// match: its words disagree on the bytes they share.
-    fileprivate var hour = HourKey(head: 0, middle: 0xFF, zone: 0)
-    /// Seconds since 1970 of that hour's start, in that offset; and the offset.
-    fileprivate var hourSeconds: Int64 = 0
-    fileprivate var hourOffset = 0
+    /// The hour of the last date parsed, and the other hour cached before it.
+    fileprivate var hour = CachedHour.none
+    fileprivate var previousHour = CachedHour.none
 
     init() {}
+  }
+
+  /// An hour of a valid date, for dates that fall in it.
+  fileprivate struct CachedHour {
+    var key: HourKey
+    /// Seconds since 1970 of the hour's start, in its offset; and the offset.
+    var seconds: Int64
+    var offset: Int
+
+    /// No hour: its key is one no bytes match (its words disagree on the bytes they share).
+    static let none = CachedHour(key: HourKey(head: 0, middle: 0xFF, zone: 0), seconds: 0, offset: 0)
   }
 
   /// The bytes of a 25-byte date but its minutes and seconds: bytes 0–7 and
@@ -184,13 +194,16 @@ enum ExportDateParser {
     guard bytes.count == 25, let p = bytes.baseAddress else { return parse(bytes) }
     let raw = UnsafeRawPointer(p)
     let hour = HourKey(raw)
-    guard hour == cache.hour else { return parseHour(bytes, hour, cache: &cache) }
+    if hour != cache.hour.key {
+      guard hour == cache.previousHour.key else { return parseHour(bytes, hour, cache: &cache) }
+      swap(&cache.hour, &cache.previousHour)
+    }
     // The same hour and offset: `:mm:ss` at 13 is all that is new.
     let clock = Clock(raw)
     guard clock.fault == 0 else { return nil }
     return Parsed(
-      epochMilliseconds: (cache.hourSeconds &+ clock.secondsIntoHour) &* 1000,
-      utcOffsetSeconds: cache.hourOffset)
+      epochMilliseconds: (cache.hour.seconds &+ clock.secondsIntoHour) &* 1000,
+      utcOffsetSeconds: cache.hour.offset)
   }
 
   /// A record's start and end, milliseconds since 1970, and the UTC offset of its start.
@@ -206,9 +219,9 @@ enum ExportDateParser {
   /// returned, as a sample keeps only its start's.
   ///
   /// Records mostly start and end within the hour of the record before, and
-  /// so within the cached hour: then the two times are read and checked
+  /// so within the last hour cached: then the two times are read and checked
   /// together, every byte of both accounted for (bytes 0–12 and 19–24 equal
-  /// those of the cached hour's date, which was valid; 13–18 checked here).
+  /// those of that hour's date, which was valid; 13–18 checked here).
   @inline(__always)
   static func parse(
     start: UnsafeBufferPointer<UInt8>, end: UnsafeBufferPointer<UInt8>, cache: inout DayCache
@@ -219,18 +232,18 @@ enum ExportDateParser {
     let startRaw = UnsafeRawPointer(s)
     let endRaw = UnsafeRawPointer(e)
     let startHour = HourKey(startRaw)
-    guard startHour == cache.hour, HourKey(endRaw) == startHour else {
+    guard startHour == cache.hour.key, HourKey(endRaw) == startHour else {
       return parseApart(start: start, end: end, cache: &cache)
     }
     let startClock = Clock(startRaw)
     let endClock = Clock(endRaw)
     guard startClock.fault | endClock.fault == 0 else { return nil }
     return Span(
-      startMs: (cache.hourSeconds &+ startClock.secondsIntoHour) &* 1000,
-      endMs: (cache.hourSeconds &+ endClock.secondsIntoHour) &* 1000, utcOffsetSeconds: cache.hourOffset)
+      startMs: (cache.hour.seconds &+ startClock.secondsIntoHour) &* 1000,
+      endMs: (cache.hour.seconds &+ endClock.secondsIntoHour) &* 1000, utcOffsetSeconds: cache.hour.offset)
   }
 
-  /// ``parse(start:end:cache:)`` for dates not both in the cached hour: one, then the other.
+  /// ``parse(start:end:cache:)`` for dates not both in the last hour cached: one, then the other.
   @inline(never)
   private static func parseApart(
     start: UnsafeBufferPointer<UInt8>, end: UnsafeBufferPointer<UInt8>, cache: inout DayCache
@@ -244,7 +257,8 @@ enum ExportDateParser {
   }
 
   /// ``parse(_:cache:)`` for a 25-byte date whose hour (`hour`, its key) is
-  /// not the cached one: parses it and, when it is valid, caches its hour.
+  /// neither cached one: parses it and, when it is valid, caches its hour
+  /// (the last one becoming the one before).
   @inline(never)
   private static func parseHour(
     _ bytes: UnsafeBufferPointer<UInt8>, _ hour: HourKey, cache: inout DayCache
@@ -253,9 +267,10 @@ enum ExportDateParser {
     // A valid date: remember its hour.
     let minute = (Int(p[14]) &- 48) &* 10 &+ (Int(p[15]) &- 48)
     let second = (Int(p[17]) &- 48) &* 10 &+ (Int(p[18]) &- 48)
-    cache.hour = hour
-    cache.hourSeconds = parsed.epochMilliseconds / 1000 - Int64(minute * 60 + second)
-    cache.hourOffset = parsed.utcOffsetSeconds
+    cache.previousHour = cache.hour
+    cache.hour = CachedHour(
+      key: hour, seconds: parsed.epochMilliseconds / 1000 - Int64(minute * 60 + second),
+      offset: parsed.utcOffsetSeconds)
     return parsed
   }
 
