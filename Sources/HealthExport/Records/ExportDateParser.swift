@@ -152,13 +152,13 @@ enum ExportDateParser {
       word = raw.loadUnaligned(fromByteOffset: 13, as: UInt64.self)
     }
 
-    /// Each byte xor `0`: a digit's value in the digit lanes.
+    /// Each byte xor '0': a digit's value in the digit lanes.
     @inline(__always)
     private var digits: UInt64 { word ^ 0x3030_3030_3030_3030 }
 
-    /// The minute in byte 1 and the second in byte 4 (valid only when
-    /// ``fault`` is 0): each of the four digits, lanes 1, 2, 4 and 5, times
-    /// ten plus the next lane, no lane exceeding 99 and so none carrying.
+    /// The minute in byte 1 and the second in byte 4 (meaningful only when
+    /// lanes 1, 2, 4 and 5 hold digits): each lane times ten plus the next
+    /// one, no lane exceeding 99 and so none carrying.
     @inline(__always)
     private var pairs: UInt64 {
       let lanes = digits & 0x0000_FFFF_00FF_FF00
