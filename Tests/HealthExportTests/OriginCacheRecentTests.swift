@@ -75,24 +75,51 @@ struct OriginCacheRecentTests {
     return ReferenceKey(source: Array(source.utf8), device: key)
   }
 
+  /// Whether the fast record path may take these bytes on the cache's word
+  /// (``OriginCache/findPlain(source:device:)``): a plain source, and no
+  /// device or one that starts with the prefix and an address, then plain bytes.
+  static func isPlain(_ source: String, _ device: String?) -> Bool {
+    func plain(_ bytes: some Sequence<UInt8>) -> Bool {
+      bytes.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "<") }
+    }
+    guard plain(source.utf8) else { return false }
+    guard var device else { return true }
+    let prefix = "&lt;&lt;HKDevice: 0x"
+    guard device.hasPrefix(prefix) else { return false }
+    return device.withUTF8 { bytes in
+      guard let (start, end) = DeviceKey.address(in: bytes), start == prefix.utf8.count - 2 else {
+        return false
+      }
+      return plain(bytes[end...])
+    }
+  }
+
   /// Looks every pair up in order, remembering new ones, and expects the
-  /// origin a dictionary of reference keys gives.
-  static func expectReferenceOrigins(_ sequence: [(source: String, device: String?)]) {
+  /// origin a dictionary of reference keys gives: with
+  /// ``OriginCache/findPlain(source:device:)`` when `plain`, which finds
+  /// only origins whose bytes, as first remembered, are plain
+  /// (``isPlain(_:_:)``): a device without an address can share the key of
+  /// one with an address and no tail.
+  static func expectReferenceOrigins(_ sequence: [(source: String, device: String?)], plain: Bool = false) {
     var cache = OriginCache()
     var reference: [ReferenceKey: OriginID] = [:]
+    var plainKeys: Set<ReferenceKey> = []
     for (source, device) in sequence {
       var source = source
       var device = device
       let key = referenceKey(source, device)
       let label = "\(source) \(device ?? "no device")"
+      let expected = !plain || plainKeys.contains(key) ? reference[key] : nil
+      let isPlain = isPlain(source, device)
       source.withUTF8 { sourceBytes in
-        func find() -> OriginID? {
-          guard device != nil else { return cache.find(source: sourceBytes, device: nil) }
-          return device!.withUTF8 { cache.find(source: sourceBytes, device: $0) }
+        func find(_ device: UnsafeBufferPointer<UInt8>?) -> OriginID? {
+          plain
+            ? cache.findPlain(source: sourceBytes, device: device)
+            : cache.find(source: sourceBytes, device: device)
         }
-        let found = find()
-        #expect(found == reference[key], "\(label)")
-        if found == nil {
+        let found = device == nil ? find(nil) : device!.withUTF8 { find($0) }
+        #expect(found == expected, "\(label)")
+        if reference[key] == nil {
           let id = OriginID(rawValue: UInt16(reference.count))
           if device == nil {
             cache.insert(source: sourceBytes, device: nil, origin: id)
@@ -100,6 +127,7 @@ struct OriginCacheRecentTests {
             device!.withUTF8 { cache.insert(source: sourceBytes, device: $0, origin: id) }
           }
           reference[key] = id
+          if isPlain { plainKeys.insert(key) }
         }
       }
     }
@@ -110,18 +138,22 @@ struct OriginCacheRecentTests {
   func pairs() {
     for first in Self.lookups {
       for second in Self.lookups {
-        Self.expectReferenceOrigins([first, second, first, second, second, first])
+        for plain in [false, true] {
+          Self.expectReferenceOrigins([first, second, first, second, second, first], plain: plain)
+        }
       }
     }
   }
 
   @Test("runs of each pair, then every pair after a shuffle")
   func runsAndShuffles() {
-    Self.expectReferenceOrigins(Self.lookups.flatMap { [$0, $0, $0] })
-    Self.expectReferenceOrigins(Self.lookups.reversed().flatMap { [$0, $0] })
-    var generator = SplitMix64(seed: 9)
-    for _ in 0..<20 {
-      Self.expectReferenceOrigins((Self.lookups + Self.lookups).shuffled(using: &generator))
+    for plain in [false, true] {
+      Self.expectReferenceOrigins(Self.lookups.flatMap { [$0, $0, $0] }, plain: plain)
+      Self.expectReferenceOrigins(Self.lookups.reversed().flatMap { [$0, $0] }, plain: plain)
+      var generator = SplitMix64(seed: 9)
+      for _ in 0..<20 {
+        Self.expectReferenceOrigins((Self.lookups + Self.lookups).shuffled(using: &generator), plain: plain)
+      }
     }
   }
 
@@ -151,6 +183,117 @@ struct OriginCacheRecentTests {
       #expect(sample.device == device)
     }
   }
+
+  /// A device tail of `count` bytes: `&gt;, name:…` and then printable filler.
+  static func tail(_ count: Int) -> [UInt8] {
+    let start = Array("&gt;, name:Apple Watch, manufacturer:Apple Inc., ".utf8)
+    return (0..<count).map { $0 < start.count ? start[$0] : UInt8(ascii: "a") + UInt8($0 % 26) }
+  }
+
+  static func device(_ address: String, _ tail: [UInt8]) -> [UInt8] {
+    Array("&lt;&lt;HKDevice: 0x\(address)".utf8) + tail
+  }
+
+  /// Looks `source` and `device` up both ways (`find` and `findPlain`).
+  static func lookUp(_ cache: inout OriginCache, _ source: [UInt8], _ device: [UInt8]?) -> [OriginID?] {
+    source.withUnsafeBufferPointer { source in
+      guard let device else {
+        return [cache.find(source: source, device: nil), cache.findPlain(source: source, device: nil)]
+      }
+      return device.withUnsafeBufferPointer { device in
+        [cache.find(source: source, device: device), cache.findPlain(source: source, device: device)]
+      }
+    }
+  }
+
+  static func insert(_ cache: inout OriginCache, _ source: [UInt8], _ device: [UInt8]?, _ id: UInt16) {
+    source.withUnsafeBufferPointer { source in
+      guard let device else {
+        return cache.insert(source: source, device: nil, origin: OriginID(rawValue: id))
+      }
+      device.withUnsafeBufferPointer {
+        cache.insert(source: source, device: $0, origin: OriginID(rawValue: id))
+      }
+    }
+  }
+
+  /// The comparison with the last two origins covers a span in blocks of
+  /// 64, 32, 16, 8, 4 or 1 bytes by its length: a tail of any of those
+  /// lengths, and a source, must tell one differing byte at any position,
+  /// whether the origin is the last one or the one before.
+  @Test(
+    "one byte changed anywhere in the source or the device's tail is another origin",
+    arguments: [
+      0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 95, 96, 97, 127, 128, 129, 200,
+    ])
+  func oneByteChanged(tailLength: Int) {
+    let source = Array("Ada’s iPhone with a longer name than most, to reach past 64 bytes".utf8)
+    let other = Array("Ada’s Apple Watch".utf8)
+    let tail = Self.tail(tailLength)
+    for sourceLength in [0, 1, 3, 5, 12, 16, 20, 40, source.count] {
+      let source = Array(source.prefix(sourceLength))
+      for device in [Self.device("2c8ad5ac0", tail), nil] {
+        var cache = OriginCache()
+        Self.insert(&cache, source, device, 0)
+        Self.insert(&cache, other, device, 1)
+        // The one before the last, then the last.
+        let fresh = device.map { _ in Self.device("1b4fac820", tail) }
+        #expect(Self.lookUp(&cache, source, fresh) == [OriginID(rawValue: 0), OriginID(rawValue: 0)])
+        #expect(Self.lookUp(&cache, source, fresh) == [OriginID(rawValue: 0), OriginID(rawValue: 0)])
+        for position in source.indices {
+          var changed = source
+          changed[position] ^= 0x01
+          #expect(Self.lookUp(&cache, changed, fresh) == [nil, nil], "source byte \(position)")
+        }
+        guard let fresh else { continue }
+        for position in (fresh.count - tail.count)..<fresh.count {
+          var changed = fresh
+          changed[position] = changed[position] == UInt8(ascii: "Z") ? UInt8(ascii: "Y") : UInt8(ascii: "Z")
+          #expect(Self.lookUp(&cache, source, changed) == [nil, nil], "tail byte \(position)")
+        }
+        for position in 0..<(fresh.count - tail.count - 9) {
+          var changed = fresh
+          changed[position] ^= 0x01
+          #expect(Self.lookUp(&cache, source, changed) == [nil, nil], "prefix byte \(position)")
+        }
+        // Both origins still found, the last and the one before.
+        #expect(Self.lookUp(&cache, other, fresh) == [OriginID(rawValue: 1), OriginID(rawValue: 1)])
+        #expect(Self.lookUp(&cache, source, fresh) == [OriginID(rawValue: 0), OriginID(rawValue: 0)])
+      }
+    }
+  }
+
+  /// An address of 1 to 16 hexadecimal digits is compared in one vector,
+  /// a longer one is found by key; a byte just outside the ranges of digits
+  /// and letters, anywhere in it, ends the address there, which makes
+  /// another key.
+  @Test("addresses of any length are the same origin, and no byte but a digit is part of one")
+  func addresses() {
+    let source = Array("Ada’s iPhone".utf8)
+    let tail = Self.tail(97)
+    let digits = Array("0123456789abcdefABCDEF".utf8)
+    var cache = OriginCache()
+    Self.insert(&cache, source, Self.device("2c8ad5ac0", tail), 0)
+    for length in 1...20 {
+      let address = String(decoding: (0..<length).map { digits[($0 * 7) % digits.count] }, as: UTF8.self)
+      #expect(
+        Self.lookUp(&cache, source, Self.device(address, tail)) == [
+          OriginID(rawValue: 0), OriginID(rawValue: 0),
+        ],
+        "\(address)")
+      guard length <= 16 else { continue }
+      for position in 0..<length {
+        for byte in Array("/:@G`g".utf8) + [0x10, 0x19, 0x30 | 0x80] {
+          var changed = Self.device(address, tail)
+          changed[Self.prefixLength + position] = byte
+          #expect(
+            Self.lookUp(&cache, source, changed) == [nil, nil], "\(address), byte \(byte) at \(position)")
+        }
+      }
+    }
+  }
+
+  static let prefixLength = "&lt;&lt;HKDevice: 0x".utf8.count
 }
 
 /// A seeded generator, so a failing shuffle can be repeated.

@@ -231,4 +231,82 @@ struct SampleStoreTests {
     let perSample = Double(log.storedSampleBytes) / Double(log.count)
     #expect(perSample < 6, "\(perSample) bytes per sample")
   }
+  @Test("Start counts are exact whatever order the spans come in, and after samples are dropped")
+  func startCountsInAnyOrder() {
+    let span = Int64(1) << SampleStore.startSpanShift
+    // Spans in order, one again, an earlier one, and far back; each origin alternately 0 and 1.
+    let starts: [Int64] = [
+      0, 1, span, span + 5, 3 * span, span, 0, 3 * span, 4 * span, -7 * span, 4 * span, 9 * span,
+      9 * span + 1, 0,
+    ]
+    @Sendable func sample(_ index: Int, _ start: Int64) -> StoredSample {
+      StoredSample(
+        startMs: start, endMs: start + 1000, value: 1, origin: UInt16(index % 2), offsetMinutes: 0,
+        kind: .steps,
+        isUserEntered: false)
+    }
+    func expectCounts(
+      _ store: SampleStore, _ expected: [Int64: Int],
+      sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
+      #expect(store.startCounts == expected, sourceLocation: sourceLocation)
+      let ordered = expected.sorted { $0.key < $1.key }
+      #expect(store.orderedStartCounts.map(\.span) == ordered.map(\.key), sourceLocation: sourceLocation)
+      #expect(store.orderedStartCounts.map(\.count) == ordered.map(\.value), sourceLocation: sourceLocation)
+    }
+    var store = SampleStore()
+    var expected: [Int64: Int] = [:]
+    for (index, start) in starts.enumerated() {
+      store.append(sample(index, start))
+      expected[start >> SampleStore.startSpanShift, default: 0] += 1
+      expectCounts(store, expected)
+    }
+    // Joined to a store with a sample of its own, origin 1 given no number: its samples are taken
+    // back from the counts, wherever they were kept.
+    var joined = SampleStore()
+    joined.append(sample(0, 2 * span))
+    var joinedExpected: [Int64: Int] = [2: 1]
+    for (index, start) in starts.enumerated() where index % 2 == 0 {
+      joinedExpected[start >> SampleStore.startSpanShift, default: 0] += 1
+    }
+    let dropped = joined.append(contentsOf: store, keptOrigins: 0) { $0 == 1 ? nil : $0 }
+    #expect(dropped == starts.count / 2)
+    expectCounts(joined, joinedExpected)
+    // Appending on after the join counts on.
+    joined.append(sample(0, 10 * span))
+    joinedExpected[10, default: 0] += 1
+    expectCounts(joined, joinedExpected)
+  }
+  @Test("A sample the caller found valid is stored as append(kind:…) stores it")
+  func appendValidStoresAlike() {
+    var checked = SampleLog()
+    var trusted = SampleLog()
+    var rng = SeededGenerator(seed: 11)
+    for index in 0..<400 {
+      let source = index % 3 == 0 ? "Watch" : "Phone"
+      guard let checkedOrigin = checked.origin(source: source, device: nil),
+        let trustedOrigin = trusted.origin(source: source, device: nil)
+      else { return }
+      let kind: QuantityKind = index % 2 == 0 ? .steps : .distance
+      let start = Int64(index) * 60_000 + Int64.random(in: 0...999, using: &rng)
+      let end = start + Int64.random(in: 0...600_000, using: &rng)
+      let value = Self.randomValue(kind: kind, using: &rng).magnitude
+      let offset = 60 * Int.random(in: -720...840, using: &rng)
+      let userEntered = index % 7 == 0
+      guard SampleLog.rejection(startMs: start, endMs: end, value: value, utcOffsetSeconds: offset) == nil
+      else {
+        continue
+      }
+      checked.append(
+        kind: kind, startMs: start, endMs: end, value: value, utcOffsetSeconds: offset, origin: checkedOrigin,
+        userEntered: userEntered)
+      trusted.appendValid(
+        kind: kind, startMs: start, endMs: end, value: value, utcOffsetSeconds: offset, origin: trustedOrigin,
+        userEntered: userEntered)
+    }
+    #expect(trusted.count > 300)
+    #expect(trusted.samples == checked.samples)
+    #expect(trusted.originSampleCounts == checked.originSampleCounts)
+    #expect(trusted.store.startCounts == checked.store.startCounts)
+  }
 }

@@ -90,25 +90,101 @@ enum ExportDateParser {
   /// The calendar date of the last `yyyy-MM-dd HH:mm:ss ±HHMM` parsed, so that
   /// the many records of one day skip the calendar arithmetic and its checks.
   ///
-  /// It also keeps the hour of the last date parsed: records minutes apart
-  /// share their first 13 bytes (`2016-04-15 07`) and their offset, so only
-  /// the minutes and seconds are left to read.
+  /// It also keeps the hour of the last date parsed, and the one before:
+  /// records minutes apart share their first 13 bytes (`2016-04-15 07`) and
+  /// their offset, so only the minutes and seconds are left to read; and an
+  /// export interleaves sources a stretch at a time, going back a little
+  /// for each, so dates go back and forth between two hours as they cross one's end.
   struct DayCache {
     /// The date's first ten bytes (`2016-04-15`), as words.
     fileprivate var head: UInt64 = 0
     fileprivate var tail: UInt16 = 0
     /// Days since 1970-01-01 of that date; `nil` before the first date.
     fileprivate var days: Int?
-    /// Bytes 0–7 and 5–12 of the last date (`2016-04-15 07`), and its
-    /// offset's six bytes (` +0100`, bytes 19–24); `hourSeconds` is `nil` before the first.
-    fileprivate var hourHead: UInt64 = 0
-    fileprivate var hourMiddle: UInt64 = 0
-    fileprivate var hourZone: UInt64 = 0
-    /// Seconds since 1970 of that hour's start, in that offset; and the offset.
-    fileprivate var hourSeconds: Int64?
-    fileprivate var hourOffset = 0
+    /// The hour of the last date parsed, and the other hour cached before it.
+    fileprivate var hour = CachedHour.none
+    fileprivate var previousHour = CachedHour.none
 
     init() {}
+  }
+
+  /// An hour of a valid date, for dates that fall in it.
+  fileprivate struct CachedHour {
+    var key: HourKey
+    /// Seconds since 1970 of the hour's start, in its offset; and the offset.
+    var seconds: Int64
+    var offset: Int
+
+    /// No hour: its key is one no bytes match (its words disagree on the bytes they share).
+    static let none = CachedHour(key: HourKey(head: 0, middle: 0xFF, zone: 0), seconds: 0, offset: 0)
+  }
+
+  /// The bytes of a 25-byte date but its minutes and seconds: bytes 0–7 and
+  /// 5–12 (`2016-04-15 07`), and the offset's six, 19–24 (` +0100`).
+  fileprivate struct HourKey: Equatable {
+    var head: UInt64
+    var middle: UInt64
+    var zone: UInt64
+
+    init(head: UInt64, middle: UInt64, zone: UInt64) {
+      self.head = head
+      self.middle = middle
+      self.zone = zone
+    }
+
+    /// The key of the 25 bytes at `raw`.
+    @inline(__always)
+    init(_ raw: UnsafeRawPointer) {
+      head = raw.loadUnaligned(as: UInt64.self)
+      middle = raw.loadUnaligned(fromByteOffset: 5, as: UInt64.self)
+      zone = raw.loadUnaligned(fromByteOffset: 17, as: UInt64.self) &>> 16
+    }
+  }
+
+  /// Bytes 13–20 of a 25-byte date (`:mm:ss +`), in which the minute and
+  /// second are checked and read eight bytes at a time.
+  private struct Clock {
+    /// The word, little-endian: byte 13 is its lowest.
+    let word: UInt64
+
+    @inline(__always)
+    init(_ raw: UnsafeRawPointer) {
+      word = raw.loadUnaligned(fromByteOffset: 13, as: UInt64.self)
+    }
+
+    /// Each byte xor '0': a digit's value in the digit lanes.
+    @inline(__always)
+    private var digits: UInt64 { word ^ 0x3030_3030_3030_3030 }
+
+    /// The minute in byte 1 and the second in byte 4 (meaningful only when
+    /// lanes 1, 2, 4 and 5 hold digits): each lane times ten plus the next
+    /// one, no lane exceeding 99 and so none carrying.
+    @inline(__always)
+    private var pairs: UInt64 {
+      let lanes = digits & 0x0000_FFFF_00FF_FF00
+      return lanes &* 10 &+ (lanes &>> 8)
+    }
+
+    /// 0 when the bytes are `:mm:ss` with a minute of at most 59 and a second
+    /// of at most 60 (a leap second); else not, with a bit set in a lane that fails.
+    @inline(__always)
+    var fault: UInt64 {
+      let separators = (word ^ 0x0000_0000_3A00_003A) & 0x0000_0000_FF00_00FF  // ':' at 0 and 3
+      // A digit's lane xor '0' is below 10: no top bit, none after adding 0x76.
+      let digits = self.digits
+      let notDigits = (digits | (digits &+ 0x7676_7676_7676_7676)) & 0x0000_8080_0080_8000
+      // Adding 68 to the minute and 67 to the second sets their top bits at 60 and 61.
+      let outOfRange = (pairs &+ 0x0000_0043_0000_4400) & 0x0000_0080_0000_8000
+      return separators | notDigits | outOfRange
+    }
+
+    /// The seconds since the start of the hour (when ``fault`` is 0).
+    @inline(__always)
+    var secondsIntoHour: Int64 {
+      let pairs = self.pairs
+      return Int64(truncatingIfNeeded: (pairs &>> 8) & 0xFF) &* 60
+        &+ Int64(truncatingIfNeeded: (pairs &>> 32) & 0xFF)
+    }
   }
 
   /// Parses one date as ``parse(_:)-(UnsafeBufferPointer<UInt8>)`` does, with
@@ -117,41 +193,84 @@ enum ExportDateParser {
   static func parse(_ bytes: UnsafeBufferPointer<UInt8>, cache: inout DayCache) -> Parsed? {
     guard bytes.count == 25, let p = bytes.baseAddress else { return parse(bytes) }
     let raw = UnsafeRawPointer(p)
-    let hourHead = raw.loadUnaligned(as: UInt64.self)
-    let hourMiddle = raw.loadUnaligned(fromByteOffset: 5, as: UInt64.self)
-    let hourZone = raw.loadUnaligned(fromByteOffset: 17, as: UInt64.self) &>> 16
-    if let hourSeconds = cache.hourSeconds, hourHead == cache.hourHead, hourMiddle == cache.hourMiddle,
-      hourZone == cache.hourZone
-    {
-      // The same hour and offset: `:mm:ss` at 13 is all that is new (checked as the time below is).
-      let clock = raw.loadUnaligned(fromByteOffset: 13, as: UInt64.self)
-      let separators: UInt64 = 0x0000_0000_FF00_00FF  // bytes 0, 3
-      let separatorBytes: UInt64 = 0x0000_0000_3A00_003A  // ':', ':'
-      let digits = clock ^ 0x3030_3030_3030_3030
-      let digitLanes: UInt64 = 0x0000_FFFF_00FF_FF00  // bytes 1, 2, 4, 5
-      if clock & separators == separatorBytes,
-        (digits | (digits &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080 & digitLanes == 0
-      {
-        @inline(__always) func digit(_ byte: Int) -> Int {
-          Int(truncatingIfNeeded: (digits &>> (8 &* UInt64(byte))) & 0xFF)
-        }
-        let minute = digit(1) &* 10 &+ digit(2)
-        let second = digit(4) &* 10 &+ digit(5)
-        guard minute <= 59, second <= 60 else { return nil }
-        let seconds = hourSeconds &+ Int64(minute &* 60 &+ second)
-        return Parsed(epochMilliseconds: seconds &* 1000, utcOffsetSeconds: cache.hourOffset)
-      }
+    let hour = HourKey(raw)
+    if hour != cache.hour.key {
+      guard hour == cache.previousHour.key else { return parseHour(bytes, hour, cache: &cache) }
+      swap(&cache.hour, &cache.previousHour)
+    }
+    // The same hour and offset: `:mm:ss` at 13 is all that is new.
+    let clock = Clock(raw)
+    guard clock.fault == 0 else { return nil }
+    return Parsed(
+      epochMilliseconds: (cache.hour.seconds &+ clock.secondsIntoHour) &* 1000,
+      utcOffsetSeconds: cache.hour.offset)
+  }
+
+  /// A record's start and end, milliseconds since 1970, and the UTC offset of its start.
+  struct Span: Equatable {
+    var startMs: Int64
+    var endMs: Int64
+    var utcOffsetSeconds: Int
+  }
+
+  /// Parses a record's start and end dates, with the results (and the cache
+  /// after) of ``parse(_:cache:)`` on one, then on the other: `nil` when
+  /// either is not a valid date. The end's offset is checked but not
+  /// returned, as a sample keeps only its start's.
+  ///
+  /// Records mostly start and end within the hour of the record before, and
+  /// so within the last hour cached: then the two times are read and checked
+  /// together, every byte of both accounted for (bytes 0–12 and 19–24 equal
+  /// those of that hour's date, which was valid; 13–18 checked here).
+  @inline(__always)
+  static func parse(
+    start: UnsafeBufferPointer<UInt8>, end: UnsafeBufferPointer<UInt8>, cache: inout DayCache
+  ) -> Span? {
+    guard start.count == 25, end.count == 25, let s = start.baseAddress, let e = end.baseAddress else {
+      return parseApart(start: start, end: end, cache: &cache)
+    }
+    let startRaw = UnsafeRawPointer(s)
+    let endRaw = UnsafeRawPointer(e)
+    let startHour = HourKey(startRaw)
+    guard startHour == cache.hour.key, HourKey(endRaw) == startHour else {
+      return parseApart(start: start, end: end, cache: &cache)
+    }
+    let startClock = Clock(startRaw)
+    let endClock = Clock(endRaw)
+    guard startClock.fault | endClock.fault == 0 else { return nil }
+    return Span(
+      startMs: (cache.hour.seconds &+ startClock.secondsIntoHour) &* 1000,
+      endMs: (cache.hour.seconds &+ endClock.secondsIntoHour) &* 1000, utcOffsetSeconds: cache.hour.offset)
+  }
+
+  /// ``parse(start:end:cache:)`` for dates not both in the last hour cached: one, then the other.
+  @inline(never)
+  private static func parseApart(
+    start: UnsafeBufferPointer<UInt8>, end: UnsafeBufferPointer<UInt8>, cache: inout DayCache
+  ) -> Span? {
+    guard let startParsed = parse(start, cache: &cache), let endParsed = parse(end, cache: &cache) else {
       return nil
     }
-    guard let parsed = parseDay(bytes, cache: &cache) else { return nil }
+    return Span(
+      startMs: startParsed.epochMilliseconds, endMs: endParsed.epochMilliseconds,
+      utcOffsetSeconds: startParsed.utcOffsetSeconds)
+  }
+
+  /// ``parse(_:cache:)`` for a 25-byte date whose hour (`hour`, its key) is
+  /// neither cached one: parses it and, when it is valid, caches its hour
+  /// (the last one becoming the one before).
+  @inline(never)
+  private static func parseHour(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ hour: HourKey, cache: inout DayCache
+  ) -> Parsed? {
+    guard let parsed = parseDay(bytes, cache: &cache), let p = bytes.baseAddress else { return nil }
     // A valid date: remember its hour.
     let minute = (Int(p[14]) &- 48) &* 10 &+ (Int(p[15]) &- 48)
     let second = (Int(p[17]) &- 48) &* 10 &+ (Int(p[18]) &- 48)
-    cache.hourHead = hourHead
-    cache.hourMiddle = hourMiddle
-    cache.hourZone = hourZone
-    cache.hourSeconds = parsed.epochMilliseconds / 1000 - Int64(minute * 60 + second)
-    cache.hourOffset = parsed.utcOffsetSeconds
+    cache.previousHour = cache.hour
+    cache.hour = CachedHour(
+      key: hour, seconds: parsed.epochMilliseconds / 1000 - Int64(minute * 60 + second),
+      offset: parsed.utcOffsetSeconds)
     return parsed
   }
 

@@ -595,11 +595,11 @@ struct ExportDecoder: ~Copyable {
     let startDate = 6
     let endDate = 7
     let value = 8
-    guard let start = ExportDateParser.parse(bytes(startDate), cache: &dayCache),
-      let end = ExportDateParser.parse(bytes(endDate), cache: &dayCache),
-      var number = DecimalParser.parse(bytes(value))
+    guard let span = ExportDateParser.parse(start: bytes(startDate), end: bytes(endDate), cache: &dayCache),
+      // The value ends before `limit`: the eight bytes from its start can be read.
+      var number = DecimalParser.parse(paddedBytes: bytes(value))
     else { return false }
-    if let exportedAtMs, start.epochMilliseconds > exportedAtMs { return false }
+    if let exportedAtMs, span.startMs > exportedAtMs { return false }
     if kind == .distance {
       guard let factor = LengthUnit.metresPerUnit(utf8: bytes(unit)) else { return false }
       number *= factor
@@ -607,16 +607,16 @@ struct ExportDecoder: ~Copyable {
     let deviceBytes = present & 0b1000 != 0 ? bytes(device) : nil
     guard let origin = origins.findPlain(source: bytes(source), device: deviceBytes),
       SampleLog.rejection(
-        startMs: start.epochMilliseconds, endMs: end.epochMilliseconds, value: number,
-        utcOffsetSeconds: start.utcOffsetSeconds) == nil
+        startMs: span.startMs, endMs: span.endMs, value: number, utcOffsetSeconds: span.utcOffsetSeconds)
+        == nil
     else { return false }
     scanner.commitDeferredTag(close: close, selfClosing: selfClosing)
     recordsReadFast &+= 1
     info.recordCount += 1
     info.stepAndDistanceRecords += 1
     let sample = PendingSample(
-      kind: kind, startMs: start.epochMilliseconds, endMs: end.epochMilliseconds, value: number,
-      utcOffsetSeconds: start.utcOffsetSeconds, origin: origin, userEntered: false)
+      kind: kind, startMs: span.startMs, endMs: span.endMs, value: number,
+      utcOffsetSeconds: span.utcOffsetSeconds, origin: origin, userEntered: false)
     if selfClosing {
       appendSample(sample, location: nil)
     } else {
@@ -701,8 +701,19 @@ struct ExportDecoder: ~Copyable {
     }
   }
 
+  /// Appends a sample to the log.
+  ///
+  /// - Parameter location: Where the sample is when ``SampleLog/rejection(startMs:endMs:value:utcOffsetSeconds:)``
+  ///   turns it away (the log reports it there); `nil` for one that it found valid, which is stored
+  ///   without the rules being checked again.
   private mutating func appendSample(_ sample: PendingSample, location: SourceLocation?) {
     if sample.userEntered { info.userEnteredRecords += 1 }
+    guard let location else {
+      log.appendValid(
+        kind: sample.kind, startMs: sample.startMs, endMs: sample.endMs, value: sample.value,
+        utcOffsetSeconds: sample.utcOffsetSeconds, origin: sample.origin, userEntered: sample.userEntered)
+      return
+    }
     let stored = log.append(
       kind: sample.kind, startMs: sample.startMs, endMs: sample.endMs, value: sample.value,
       utcOffsetSeconds: sample.utcOffsetSeconds, origin: sample.origin, userEntered: sample.userEntered,

@@ -28,15 +28,62 @@ struct OriginCache {
     var origin: OriginID
   }
 
+  /// One of the origins found last, with the fields of its entry that a
+  /// record is compared by before any hashing, so that the comparison loads
+  /// them from the cache itself rather than through ``entries``.
+  private struct Recent {
+    /// The entry's index in ``entries``; -1 while the slot is empty.
+    var index = -1
+    /// The entry's; -1 while the slot is empty, so that no record matches it.
+    var sourceLength = -1
+    /// The entry's ``Entry/tailLength``.
+    var tailLength = -1
+    /// How long a device description of this entry's is at the least: the
+    /// prefix, one digit and the tail. `Int.max` while the slot is empty or
+    /// the entry's device has no address, so that no device is in range.
+    var shortestDevice = Int.max
+    var keyStart = 0
+    var isPlain = false
+    var origin = OriginID(rawValue: 0)
+
+    init() {}
+
+    init(_ entry: Entry, index: Int) {
+      self.index = index
+      sourceLength = entry.sourceLength
+      tailLength = entry.tailLength
+      if entry.tailLength >= 0 {
+        shortestDevice = OriginCache.addressPrefix.utf8CodeUnitCount + 1 + entry.tailLength
+      }
+      keyStart = entry.keyStart
+      isPlain = entry.isPlain
+      origin = entry.origin
+    }
+  }
+
   /// How nearly every device description starts: the escaped `<<HKDevice: `
   /// and the address's `0x`.
   static let addressPrefix: StaticString = "&lt;&lt;HKDevice: 0x"
 
+  /// Sixteen nonzero bytes, then sixteen zeros: the sixteen from `16 - n` on
+  /// are nonzero in their first `n` lanes (0 ... 16), a mask loaded rather
+  /// than built from `n`.
+  private static let leadingLanes: StaticString = "################\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+
+  /// Each entry's key: its source, then (when it has a device) the device's
+  /// ``DeviceKey/head`` and ``DeviceKey/tail``.
   private var keyBytes: [UInt8] = []
   private var entries: [Entry] = []
   private var slots = [Int32](repeating: -1, count: 64)
-  private var lastHit = -1
-  private var previousHit = -1
+  /// The last two origins with a device that were found or inserted, the
+  /// last first. Records come in runs from one or two devices (a watch and
+  /// a phone), so nearly every record is one of them.
+  private var last = Recent()
+  private var previous = Recent()
+  /// The last origin without a device, kept apart so that records of a
+  /// source without one, interleaved with those of a watch and a phone, do
+  /// not push either of those two out.
+  private var withoutDevice = Recent()
 
   /// How many distinct origins the cache holds.
   var count: Int { entries.count }
@@ -48,7 +95,15 @@ struct OriginCache {
   ///   - device: The raw `device` value, or `nil` when the record has none.
   @inline(__always)
   mutating func find(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?) -> OriginID? {
-    if let device, let origin = recent(source, device, plainOnly: false) { return origin }
+    if let device {
+      if sameDevice(last, source, device) { return last.origin }
+      if sameDevice(previous, source, device) {
+        swap(&last, &previous)
+        return last.origin
+      }
+    } else if sameSource(withoutDevice, source) {
+      return withoutDevice.origin
+    }
     return findKeyed(source: source, device: device).map { entries[$0].origin }
   }
 
@@ -65,11 +120,32 @@ struct OriginCache {
   /// A record of another origin is looked up by its key: an entry found so
   /// (equal source, equal bytes around an all-hexadecimal address) vouches
   /// for the record's bytes when its own are plain.
+  ///
+  /// Only the comparison with the last origin is inlined, since nearly every
+  /// record is of that origin; the rest is ``findPlainAfterLast(source:device:)``.
   @inline(__always)
   mutating func findPlain(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?)
     -> OriginID?
   {
-    if let device, let origin = recent(source, device, plainOnly: true) { return origin }
+    if let device, last.isPlain, sameDevice(last, source, device) { return last.origin }
+    return findPlainAfterLast(source: source, device: device)
+  }
+
+  /// The origin of ``findPlain(source:device:)`` for a record that is not of
+  /// the last origin with a device: the one before, the last without a
+  /// device, or one found by key, when its bytes are plain.
+  @inline(never)
+  private mutating func findPlainAfterLast(
+    source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?
+  ) -> OriginID? {
+    if let device {
+      if previous.isPlain, sameDevice(previous, source, device) {
+        swap(&last, &previous)
+        return last.origin
+      }
+    } else if withoutDevice.isPlain, sameSource(withoutDevice, source) {
+      return withoutDevice.origin
+    }
     guard let index = findKeyed(source: source, device: device), entries[index].isPlain else { return nil }
     return entries[index].origin
   }
@@ -82,12 +158,12 @@ struct OriginCache {
     -> Int?
   {
     let key = device.map(DeviceKey.init)
-    // Records come in runs from one or two origins (a watch and a phone):
-    // compare with the last two before hashing.
-    if lastHit >= 0, matches(entries[lastHit], source, key) { return lastHit }
-    if previousHit >= 0, matches(entries[previousHit], source, key) {
-      swap(&lastHit, &previousHit)
-      return lastHit
+    // A record whose device has no address, or one of a length that
+    // `recent` passes over, may still be one of the last two.
+    if last.index >= 0, matches(entries[last.index], source, key) { return last.index }
+    if previous.index >= 0, matches(entries[previous.index], source, key) {
+      swap(&last, &previous)
+      return last.index
     }
     let hash = Self.hash(source, key)
     let mask = slots.count - 1
@@ -96,8 +172,7 @@ struct OriginCache {
       let index = Int(slots[slot])
       if index < 0 { return nil }
       if entries[index].hash == hash, matches(entries[index], source, key) {
-        previousHit = lastHit
-        lastHit = index
+        remember(index)
         return index
       }
       slot = (slot + 1) & mask
@@ -126,13 +201,26 @@ struct OriginCache {
       keyBytes.append(contentsOf: key.tail)
     }
     entries.append(entry)
-    previousHit = lastHit
-    lastHit = entries.count - 1
+    remember(entries.count - 1)
     if entries.count * 2 > slots.count {
       slots = [Int32](repeating: -1, count: slots.count * 2)
       for (index, entry) in entries.enumerated() { place(entry.hash, index) }
     } else {
       place(hash, entries.count - 1)
+    }
+  }
+
+  /// Makes entry `index` the last origin found: ``withoutDevice`` when it has
+  /// no device, else ``last``, the one before moving to ``previous``.
+  private mutating func remember(_ index: Int) {
+    let entry = entries[index]
+    if entry.deviceLength < 0 {
+      withoutDevice = Recent(entry, index: index)
+    } else if index == previous.index {
+      swap(&last, &previous)
+    } else if index != last.index {
+      previous = last
+      last = Recent(entry, index: index)
     }
   }
 
@@ -153,49 +241,63 @@ struct OriginCache {
     return device.count - end
   }
 
-  /// The origin of the last or the one before, when the record names the
-  /// same source and its device differs from theirs at most in the address.
+  /// Whether the record names `recent`'s source and its device differs
+  /// from `recent`'s at most in the address.
   ///
   /// It compares the bytes after the address at the length the entry's
   /// have, before any hashing, and accepts only what ``DeviceKey`` would key
-  /// the same: the same ``addressPrefix``, then nothing but hexadecimal
-  /// digits up to the entry's tail (whose first byte is not one).
-  @inline(__always)
-  private mutating func recent(
-    _ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>, plainOnly: Bool
-  ) -> OriginID? {
-    guard device.count > Self.addressPrefix.utf8CodeUnitCount, let base = device.baseAddress,
-      ByteScanning.equal(base, Self.addressPrefix)
-    else { return nil }
-    if lastHit >= 0, !plainOnly || entries[lastHit].isPlain,
-      sameDevice(entries[lastHit], source, base, device.count)
-    {
-      return entries[lastHit].origin
-    }
-    if previousHit >= 0, !plainOnly || entries[previousHit].isPlain,
-      sameDevice(entries[previousHit], source, base, device.count)
-    {
-      swap(&lastHit, &previousHit)
-      return entries[lastHit].origin
-    }
-    return nil
-  }
-
+  /// the same: the same ``addressPrefix``, then 1 to 16 hexadecimal digits
+  /// up to the entry's tail (whose first byte is not one). The differences
+  /// in the prefix, the source, the tail and the address's digits are
+  /// gathered in one vector, tested once.
   @inline(__always)
   private func sameDevice(
-    _ entry: Entry, _ source: UnsafeBufferPointer<UInt8>, _ device: UnsafePointer<UInt8>, _ count: Int
-  ) -> Bool {
+    _ recent: Recent, _ source: UnsafeBufferPointer<UInt8>, _ device: UnsafeBufferPointer<UInt8>
+  )
+    -> Bool
+  {
     let prefixLength = Self.addressPrefix.utf8CodeUnitCount
-    let tail = entry.tailLength
+    let count = device.count
+    // One test for both bounds of the address's length (1 ... 16 digits); an empty slot has no bounds.
+    guard recent.sourceLength == source.count, UInt(bitPattern: count &- recent.shortestDevice) < 16 else {
+      return false
+    }
+    // At least 21 bytes long, so not empty.
+    let device = device.baseAddress.unsafelyUnwrapped
+    let tail = recent.tailLength
     let digits = count &- prefixLength &- tail
-    guard tail >= 0, entry.sourceLength == source.count, digits >= 1, digits <= 16 else { return false }
+    // The prefix's first and last sixteen bytes.
+    let prefix = UnsafeRawPointer(Self.addressPrefix.utf8Start)
+    var differences =
+      (Self.vector(device, 0) ^ Self.vector(prefix, 0))
+      | (Self.vector(device, prefixLength &- 16) ^ Self.vector(prefix, prefixLength &- 16))
+    let address = device + prefixLength
+    if count &- prefixLength >= 16 {
+      let wanted = Self.vector(UnsafeRawPointer(Self.leadingLanes.utf8Start), 16 &- digits)
+      differences |= wanted & ~DeviceKey.hexLanes(Self.vector(address, 0))
+    } else if !DeviceKey.allHexDigits(address, digits, readable: count &- prefixLength) {
+      return false
+    }
     return keyBytes.withUnsafeBufferPointer { keys in
-      guard let stored = keys.baseAddress.map({ $0 + entry.keyStart }) else { return false }
-      guard Self.equal(stored, source) else { return false }
+      // A filled slot's entry has a device, so its key's head is stored.
+      guard let keys = keys.baseAddress else { return false }
+      let stored = keys + recent.keyStart
+      if let base = source.baseAddress { differences |= Self.differences(stored, base, count: source.count) }
       // The stored key is the source, `&lt;&lt;HKDevice: ` and the tail.
       let storedTail = stored + source.count + prefixLength - 2
-      guard ByteScanning.equal(storedTail, device + (count &- tail), count: tail) else { return false }
-      return DeviceKey.allHexDigits(device + prefixLength, digits, readable: count &- prefixLength)
+      differences |= Self.differences(storedTail, device + (count &- tail), count: tail)
+      return ByteScanning.isZero(differences)
+    }
+  }
+
+  /// Whether the record, which has no device, names the source of `recent`,
+  /// an origin without one (``withoutDevice``).
+  @inline(__always)
+  private func sameSource(_ recent: Recent, _ source: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard recent.sourceLength == source.count else { return false }
+    return keyBytes.withUnsafeBufferPointer { keys in
+      guard let stored = keys.baseAddress, let base = source.baseAddress else { return true }
+      return ByteScanning.isZero(Self.differences(stored + recent.keyStart, base, count: source.count))
     }
   }
 
@@ -226,6 +328,64 @@ struct OriginCache {
   private static func equal(_ stored: UnsafePointer<UInt8>, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard let base = bytes.baseAddress, bytes.count > 0 else { return true }
     return ByteScanning.equal(stored, base, count: bytes.count)
+  }
+
+  @inline(__always)
+  private static func vector(_ p: UnsafeRawPointer, _ at: Int) -> SIMD16<UInt8> {
+    p.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self)
+  }
+
+  /// The bytes in which `a[0 ..< n]` and `b[0 ..< n]` differ, gathered in
+  /// one vector that is all zero when they are equal. Reads nothing outside
+  /// them, and has no loop up to 128 bytes (a tail is about 90): a span is
+  /// covered by a block from its start and one that ends at its end, of 64,
+  /// 32 or 16 bytes, or, below 16, of 8, 4 or 1 bytes.
+  @inline(__always)
+  private static func differences(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count n: Int)
+    -> SIMD16<UInt8>
+  {
+    let x = UnsafeRawPointer(a)
+    let y = UnsafeRawPointer(b)
+    /// The differences in the `count` (a multiple of 16) bytes from `at`.
+    @inline(__always) func block(_ at: Int, _ count: Int) -> SIMD16<UInt8> {
+      var found = vector(x, at) ^ vector(y, at)
+      var i = 16
+      while i < count {
+        found |= vector(x, at &+ i) ^ vector(y, at &+ i)
+        i &+= 16
+      }
+      return found
+    }
+    @inline(__always) func words(_ first: UInt64, _ second: UInt64) -> SIMD16<UInt8> {
+      unsafeBitCast(SIMD2(first, second), to: SIMD16<UInt8>.self)
+    }
+    @inline(__always) func word(_ at: Int) -> UInt64 {
+      x.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+        ^ y.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+    }
+    @inline(__always) func half(_ at: Int) -> UInt64 {
+      UInt64(
+        x.loadUnaligned(fromByteOffset: at, as: UInt32.self)
+          ^ y.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+    }
+    @inline(__always) func byte(_ at: Int) -> UInt64 { UInt64(a[at] ^ b[at]) }
+    if n > 32 {
+      guard n > 64 else { return block(0, 32) | block(n &- 32, 32) }
+      var found = block(0, 64)
+      if n <= 96 { return found | block(n &- 32, 32) }
+      // Longer than any tail seen: 64 bytes at a time, then the last 64.
+      var i = 64
+      while n &- i > 64 {
+        found |= block(i, 64)
+        i &+= 64
+      }
+      return found | block(n &- 64, 64)
+    }
+    if n > 16 { return block(0, 16) | block(n &- 16, 16) }
+    if n >= 8 { return words(word(0), word(n &- 8)) }
+    if n >= 4 { return words(half(0), half(n &- 4)) }
+    if n >= 1 { return words(byte(0) | byte(n &>> 1), byte(n &- 1)) }
+    return SIMD16(repeating: 0)
   }
 
   @inline(__always)

@@ -206,6 +206,38 @@ public struct SampleLog: Sendable {
     return true
   }
 
+  /// Appends a sample in engine units that the caller has already found
+  /// valid: ``rejection(startMs:endMs:value:utcOffsetSeconds:)`` returned
+  /// `nil` for these very values. A reader that asks it first for every
+  /// sample (to find a location only for those turned away) stores the valid
+  /// ones here without the rules being checked twice; a sample it turns away
+  /// goes to ``append(kind:startMs:endMs:value:utcOffsetSeconds:origin:userEntered:location:)``,
+  /// which reports it.
+  ///
+  /// - Precondition: The sample is valid (checked in debug builds only).
+  /// - Parameters:
+  ///   - kind: Steps or distance.
+  ///   - startMs: Start, milliseconds since 1970.
+  ///   - endMs: End, milliseconds since 1970.
+  ///   - value: Steps, or metres.
+  ///   - utcOffsetSeconds: The offset recorded with the start date.
+  ///   - origin: From ``origin(source:device:)``.
+  ///   - userEntered: Whether the sample was typed in by hand.
+  public mutating func appendValid(
+    kind: QuantityKind, startMs: EpochMilliseconds, endMs: EpochMilliseconds, value: Double,
+    utcOffsetSeconds: Int, origin: OriginID, userEntered: Bool
+  ) {
+    assert(
+      Self.rejection(startMs: startMs, endMs: endMs, value: value, utcOffsetSeconds: utcOffsetSeconds) == nil,
+      "appendValid(kind:startMs:endMs:value:utcOffsetSeconds:origin:userEntered:) given an invalid sample")
+    // Valid: the offset is within ±2047 minutes, so it fits 16 bits.
+    storeValid(
+      StoredSample(
+        startMs: startMs, endMs: endMs, value: value, origin: origin.rawValue,
+        offsetMinutes: Int16(truncatingIfNeeded: utcOffsetSeconds / 60), kind: kind,
+        isUserEntered: userEntered))
+  }
+
   /// Records a sample turned away, out of line: kept out of
   /// ``append(kind:startMs:endMs:value:utcOffsetSeconds:origin:userEntered:location:)``
   /// (a few instructions a sample), which hardly ever calls it.

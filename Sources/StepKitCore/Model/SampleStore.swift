@@ -256,14 +256,27 @@ struct SampleStore: Sendable {
   /// The unit factor the last decimal used, tried first for the next one.
   private var factorHint: UInt8 = 0
   /// How many samples start in each span of ``startSpanShift`` (by the
-  /// start shifted right by it), but for the run counted in
-  /// ``pendingSpan``: exact whatever the blocks are, so that what is judged
+  /// start shifted right by it), but for the runs counted in
+  /// ``pendingSpan`` and ``previousSpan``: exact whatever the blocks are, so that what is judged
   /// from it (``mergeBins(targetSamples:)``) is the same for a store built
   /// sample by sample and one joined from stretches.
+  ///
+  /// Spans counted in increasing order, as an export's samples mostly come,
+  /// are listed in ``startSpanRuns`` (an append rather than a table insert);
+  /// the others are here, with no span counted 0. A span may be in both:
+  /// its count is the sum.
   private var startSpanCounts: [Int64: Int] = [:]
+  /// Spans in increasing order, each with a count (0 once its samples were
+  /// all taken back, ``uncountStart(_:)``).
+  private var startSpanRuns: [(span: Int64, count: Int)] = []
   /// The span of the last sample appended, and how many samples in a row started in it.
   private var pendingSpan: Int64 = 0
   private var pendingSpanCount = 0
+  /// The span counted in ``pendingSpan`` before it, and its count: the samples of two
+  /// sources, which an export interleaves a stretch at a time, go back and forth between
+  /// two spans when they cross one's end.
+  private var previousSpan: Int64 = 0
+  private var previousSpanCount = 0
 
   /// The width of the spans of ``startCounts``: 2^22 ms, about 70 minutes.
   static let startSpanShift: Int64 = 22
@@ -347,36 +360,47 @@ struct SampleStore: Sendable {
   /// How many samples start in each span of 2^``startSpanShift`` ms,
   /// keyed by the start shifted right by it; spans with none are left out.
   var startCounts: [Int64: Int] {
-    var counts = startSpanCounts
-    if pendingSpanCount > 0 { counts[pendingSpan, default: 0] += pendingSpanCount }
+    let (runs, table) = flushedStartCounts
+    var counts = table
+    for (span, count) in runs where count != 0 { counts[span, default: 0] += count }
     return counts
   }
 
-  /// ``startCounts`` as a list in order of span, made without copying the
-  /// table: counted into an array over the spans' range when it is not much
-  /// wider than the number of spans (the usual case: samples cover a few
+  /// ``startSpanRuns`` and ``startSpanCounts`` with the pending runs counted in.
+  private var flushedStartCounts: (runs: [(span: Int64, count: Int)], table: [Int64: Int]) {
+    var flushed = self
+    flushed.flushPendingSpan()
+    return (flushed.startSpanRuns, flushed.startSpanCounts)
+  }
+
+  /// ``startCounts`` as a list in order of span, made without building the
+  /// table: ``startSpanRuns`` as they are when nothing else is counted (the
+  /// usual case), else counted into an array over the spans' range when it
+  /// is not much wider than the number of spans (samples cover a few
   /// years), else sorted.
   var orderedStartCounts: [(span: Int64, count: Int)] {
-    var lower = pendingSpanCount > 0 ? pendingSpan : Int64.max
-    var upper = pendingSpanCount > 0 ? pendingSpan : Int64.min
-    for span in startSpanCounts.keys {
+    let (runs, table) = flushedStartCounts
+    if table.isEmpty { return runs.filter { $0.count != 0 } }
+    var lower = runs.first?.span ?? Int64.max
+    var upper = runs.last?.span ?? Int64.min
+    for span in table.keys {
       lower = min(lower, span)
       upper = max(upper, span)
     }
-    guard lower <= upper else { return [] }
     var ordered: [(span: Int64, count: Int)] = []
-    ordered.reserveCapacity(startSpanCounts.count + 1)
+    let spans = table.count + runs.count
+    ordered.reserveCapacity(spans)
     let (width, overflow) = upper.subtractingReportingOverflow(lower)
-    guard !overflow, width < 4 * Int64(startSpanCounts.count) + 4096 else {
+    guard !overflow, width < 4 * Int64(spans) + 4096 else {
       for (span, count) in startCounts { ordered.append((span, count)) }
       ordered.sort { $0.span < $1.span }
       return ordered
     }
     var counts = [Int](repeating: 0, count: Int(width) + 1)
     counts.withUnsafeMutableBufferPointer { counts in
-      for (span, count) in startSpanCounts { counts[Int(span - lower)] += count }
-      if pendingSpanCount > 0 { counts[Int(pendingSpan - lower)] += pendingSpanCount }
-      // The table holds no span with a count of zero, so none is listed.
+      for (span, count) in table { counts[Int(span - lower)] += count }
+      for (span, count) in runs { counts[Int(span - lower)] += count }
+      // A span with samples has a count above 0: the others are left out.
       for offset in counts.indices where counts[offset] != 0 {
         ordered.append((lower + Int64(offset), counts[offset]))
       }
@@ -391,16 +415,65 @@ struct SampleStore: Sendable {
     if span == pendingSpan {
       pendingSpanCount &+= 1
     } else {
-      flushPendingSpan()
-      pendingSpan = span
-      pendingSpanCount = 1
+      countInNewSpan(span)
     }
   }
 
-  /// Adds the run counted in ``pendingSpan`` to ``startSpanCounts``.
+  /// Counts a sample starting in `span`, not ``pendingSpan``: back to
+  /// ``previousSpan`` when it is that one, else on to a new run, the
+  /// previous one added to the lists.
+  private mutating func countInNewSpan(_ span: Int64) {
+    if span == previousSpan, previousSpanCount > 0 {
+      let count = previousSpanCount + 1
+      (previousSpan, previousSpanCount) = (pendingSpan, pendingSpanCount)
+      (pendingSpan, pendingSpanCount) = (span, count)
+      return
+    }
+    if previousSpanCount > 0 { addStartCount(previousSpanCount, toSpan: previousSpan) }
+    (previousSpan, previousSpanCount) = (pendingSpan, pendingSpanCount)
+    (pendingSpan, pendingSpanCount) = (span, 1)
+  }
+
+  /// Adds the runs counted in ``previousSpan`` and ``pendingSpan`` to the
+  /// lists, the lower span first (so that spans in order stay appended).
   private mutating func flushPendingSpan() {
-    if pendingSpanCount > 0 { startSpanCounts[pendingSpan, default: 0] += pendingSpanCount }
+    let (pending, previous) = ((pendingSpan, pendingSpanCount), (previousSpan, previousSpanCount))
+    let (lower, upper) = previousSpan < pendingSpan ? (previous, pending) : (pending, previous)
+    if lower.1 > 0 { addStartCount(lower.1, toSpan: lower.0) }
+    if upper.1 > 0 { addStartCount(upper.1, toSpan: upper.0) }
+    previousSpanCount = 0
     pendingSpanCount = 0
+  }
+
+  /// Counts `count` more samples (above 0) starting in `span`: listed in
+  /// ``startSpanRuns`` when it is the last span there or later, else in ``startSpanCounts``.
+  private mutating func addStartCount(_ count: Int, toSpan span: Int64) {
+    let last = startSpanRuns.count - 1
+    if last < 0 || span > startSpanRuns[last].span {
+      startSpanRuns.append((span, count))
+    } else if span == startSpanRuns[last].span {
+      startSpanRuns[last].count += count
+    } else {
+      startSpanCounts[span, default: 0] += count
+    }
+  }
+
+  /// Takes back one sample counted as starting at `startMs` (the pending runs flushed).
+  private mutating func uncountStart(_ startMs: Int64) {
+    let span = startMs >> Self.startSpanShift
+    // The first run whose span is not below `span`.
+    var low = 0
+    var high = startSpanRuns.count
+    while low < high {
+      let middle = (low + high) / 2
+      if startSpanRuns[middle].span < span { low = middle + 1 } else { high = middle }
+    }
+    if low < startSpanRuns.count, startSpanRuns[low].span == span, startSpanRuns[low].count > 0 {
+      startSpanRuns[low].count -= 1
+      return
+    }
+    startSpanCounts[span, default: 0] -= 1
+    if startSpanCounts[span] == 0 { startSpanCounts[span] = nil }
   }
 
   /// Appends one sample (the caller has checked it is valid).
@@ -437,16 +510,20 @@ struct SampleStore: Sendable {
       context.offsetMinutes = sample.offsetMinutes
     }
     let delta = sample.startMs &- (sample.kind == .steps ? context.stepsEndMs : context.distanceEndMs)
-    let duration = sample.endMs - sample.startMs
+    // A valid sample ends at or after its start, less than 2^63 ms later: no wrapping, no sign.
+    let duration = sample.endMs &- sample.startMs
     let sameDuration = duration == context.durationMs
-    let wholeSeconds = delta % 1000 == 0 && (sameDuration || duration % 1000 == 0)
+    // Each quotient, and whether it is exact, from one multiplication by the reciprocal.
+    let deltaSeconds = delta / 1000
+    let durationSeconds = duration / 1000
+    let wholeSeconds = deltaSeconds &* 1000 == delta && (sameDuration || durationSeconds &* 1000 == duration)
     if wholeSeconds {
-      Self.writeVarint(Self.zigzag(delta / 1000), &out)
-      if !sameDuration { Self.writeVarint(UInt64(duration / 1000), &out) }
+      Self.writeVarint(Self.zigzag(deltaSeconds), &out)
+      if !sameDuration { Self.writeVarint(UInt64(bitPattern: durationSeconds), &out) }
     } else {
       h |= 16
       Self.writeVarint(Self.zigzag(delta), &out)
-      if !sameDuration { Self.writeVarint(UInt64(duration), &out) }
+      if !sameDuration { Self.writeVarint(UInt64(bitPattern: duration), &out) }
     }
     if sameDuration { h |= 128 }
     if sample.kind == .steps {
@@ -898,7 +975,7 @@ extension SampleStore {
     guard other.count > 0 else { return 0 }
     openRoom = 0
     flushPendingSpan()
-    for (span, count) in other.startCounts { startSpanCounts[span, default: 0] += count }
+    for (span, count) in other.orderedStartCounts { addStartCount(count, toSpan: span) }
     var dropped = 0
     var buffer: UnsafeMutablePointer<UInt8>?
     defer { buffer?.deallocate() }
@@ -1063,9 +1140,7 @@ extension SampleStore {
       var sample = Self.decode(&cursor, &decoding)
       guard let origin = renumber(sample.origin) else {
         dropped += 1
-        let span = sample.startMs >> Self.startSpanShift
-        startSpanCounts[span, default: 0] -= 1
-        if startSpanCounts[span] == 0 { startSpanCounts[span] = nil }
+        uncountStart(sample.startMs)
         continue
       }
       sample.origin = origin
