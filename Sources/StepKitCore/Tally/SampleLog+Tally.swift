@@ -161,6 +161,8 @@ private struct TallyPlan {
   /// The lowest and highest UTC offset any sample can be bucketed with, ms.
   let lowestOffsetMs: Int64
   let highestOffsetMs: Int64
+  /// The log's blocks in order of start, for every part.
+  let blocks: BlocksByStart
 }
 
 extension SampleLog {
@@ -224,7 +226,7 @@ extension SampleLog {
       options: options, resolved: resolved, geometry: geometry, zone: zone, fixed: fixed.range,
       width: options.includesSourceBreakdown ? 2 * resolved.sourceCount : 0,
       lowestOffsetMs: zone.map { $0.offsets.min() ?? 0 } ?? -bound,
-      highestOffsetMs: zone.map { $0.offsets.max() ?? 0 } ?? bound)
+      highestOffsetMs: zone.map { $0.offsets.max() ?? 0 } ?? bound, blocks: BlocksByStart(store.blocks))
     let partCount = max(1, min(parts, bins.count))
     let partBins = (0..<partCount).map { part in
       bins[(part * bins.count / partCount)..<((part + 1) * bins.count / partCount)]
@@ -354,11 +356,7 @@ extension SampleLog {
   private func ordinals(of bins: ArraySlice<MergeBin>, _ plan: TallyPlan) -> ClosedRange<Int64>? {
     guard let lowerBin = bins.first, let upperBin = bins.last, count > 0 else { return nil }
     // The latest end of a sample starting before the part's end, judged by blocks.
-    var latestEnd = Int64.min
-    for block in 0..<store.blockCount {
-      let info = store.info(ofBlock: block)
-      if info.minStartMs < upperBin.upper { latestEnd = max(latestEnd, info.maxEndMs) }
-    }
+    let latestEnd = plan.blocks.latestEnd(ofBlocksStartingBefore: upperBin.upper)
     let earliestStart = max(lowerBin.lower, store.minStartMs)
     guard latestEnd >= earliestStart else { return nil }
     func ordinal(_ t: Int64, _ offset: Int64) -> Int64 {
@@ -409,7 +407,7 @@ extension SampleLog {
         // fields in its own loop, and sharing one closure would cost a
         // branch per piece.
         mergePieces(
-          policy: plan.options.policy, resolved: plan.resolved, bins: bins,
+          policy: plan.options.policy, resolved: plan.resolved, bins: bins, blocks: plan.blocks,
           owned: { index, p in
             let source = Int(originSource[Int(p.origin)])
             let isSteps = p.kind == .steps
