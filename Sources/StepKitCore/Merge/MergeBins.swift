@@ -256,29 +256,19 @@ struct BlocksByStart: Sendable {
   private let starts: [Int64]
 
   init(_ blocks: SampleStore.BlockTable) {
-    var order = Array(0..<Int32(blocks.count))
+    // Each block's start beside its index, so that the sort compares plain
+    // pairs rather than looking up two block records per comparison.
+    var keyed = blocks.indices.map { (start: blocks[$0].minStartMs, block: Int32(truncatingIfNeeded: $0)) }
     // Blocks come in order of time within each stretch of one record type;
     // an export holds a few such stretches, so the index is sorted once here.
-    var sorted = true
-    var previousStart = Int64.min
-    for block in blocks.indices {
-      let start = blocks[block].minStartMs
-      if start < previousStart {
-        sorted = false
-        break
-      }
-      previousStart = start
+    if zip(keyed, keyed.dropFirst()).contains(where: { $0.start > $1.start }) {
+      keyed.sort { ($0.start, $0.block) < ($1.start, $1.block) }
     }
-    if !sorted {
-      order.sort {
-        (blocks[Int($0)].minStartMs, $0) < (blocks[Int($1)].minStartMs, $1)
-      }
-    }
-    self.order = order
-    starts = order.map { blocks[Int($0)].minStartMs }
+    order = keyed.map(\.block)
+    starts = keyed.map(\.start)
     var latest = Int64.min
-    latestEnds = order.map { block in
-      latest = max(latest, blocks[Int(block)].maxEndMs)
+    latestEnds = keyed.map { entry in
+      latest = max(latest, blocks[Int(entry.block)].maxEndMs)
       return latest
     }
   }
