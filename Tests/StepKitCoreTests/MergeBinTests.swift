@@ -189,6 +189,30 @@ struct MergeBinTests {
     }
   }
 
+  @Test("Blocks by start: the order of one sort by start and index, and each leading run's latest end")
+  func blocksByStart() {
+    var rng = SeededGenerator(seed: 5)
+    // Nearly in order (now and then a sample a little early), and shuffled.
+    for jitter in [600_000, 400 * 86_400_000] as [Int64] {
+      var log = SampleLog()
+      let origin = log.origin(source: "A", device: nil)!
+      for i in 0..<20_000 {
+        let start = Int64(i) * 60_000 - Int64.random(in: 0...jitter, using: &rng)
+        log.append(
+          kind: .steps, startMs: start, endMs: start + Int64.random(in: 0...7_200_000, using: &rng), value: 1,
+          utcOffsetSeconds: 0, origin: origin, userEntered: false)
+      }
+      let blocks = log.store.blocks
+      let byStart = BlocksByStart(blocks)
+      let expected = blocks.indices.sorted { (blocks[$0].minStartMs, $0) < (blocks[$1].minStartMs, $1) }
+      #expect(byStart.order.map(Int.init) == expected)
+      for limit in [Int64.min, -1, 0, 60_000 * 5_000, 60_000 * 12_345 + 7, .max] {
+        let brute = blocks.filter { $0.minStartMs < limit }.map(\.maxEndMs).max() ?? .min
+        #expect(byStart.latestEnd(ofBlocksStartingBefore: limit) == brute)
+      }
+    }
+  }
+
   @Test("The dispenser hands out every part exactly once, however many threads ask")
   func dispenserHandsOutEachPartOnce() {
     let parts = 5000

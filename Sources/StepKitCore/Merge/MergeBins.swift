@@ -258,19 +258,50 @@ struct BlocksByStart: Sendable {
   init(_ blocks: SampleStore.BlockTable) {
     // Each block's start beside its index, so that the sort compares plain
     // pairs rather than looking up two block records per comparison.
-    var keyed = blocks.indices.map { (start: blocks[$0].minStartMs, block: Int32(truncatingIfNeeded: $0)) }
-    // Blocks come in order of time within each stretch of one record type;
-    // an export holds a few such stretches, so the index is sorted once here.
-    if zip(keyed, keyed.dropFirst()).contains(where: { $0.start > $1.start }) {
-      keyed.sort { ($0.start, $0.block) < ($1.start, $1.block) }
+    var keyed: [(start: Int64, block: Int32)] = []
+    keyed.reserveCapacity(blocks.count)
+    for block in blocks.indices {
+      keyed.append((blocks[block].minStartMs, Int32(truncatingIfNeeded: block)))
     }
-    order = keyed.map(\.block)
-    starts = keyed.map(\.start)
+    keyed.withUnsafeMutableBufferPointer { keyed in
+      // Blocks come nearly in order of start: a block now and then starts a
+      // little before the one ahead of it (a source wrote a sample late).
+      // Insertion, which keeps equal starts in order of index, costs one
+      // step per such inversion; past a budget the index is sorted outright.
+      var budget = 4 * keyed.count
+      var k = 1
+      while k < keyed.count {
+        let entry = keyed[k]
+        var at = k
+        while at > 0 && entry.start < keyed[at - 1].start && budget > 0 {
+          keyed[at] = keyed[at - 1]
+          at -= 1
+          budget -= 1
+        }
+        keyed[at] = entry
+        if budget == 0 {
+          keyed.sort { ($0.start, $0.block) < ($1.start, $1.block) }
+          break
+        }
+        k += 1
+      }
+    }
+    var order: [Int32] = []
+    var starts: [Int64] = []
+    var latestEnds: [Int64] = []
+    order.reserveCapacity(keyed.count)
+    starts.reserveCapacity(keyed.count)
+    latestEnds.reserveCapacity(keyed.count)
     var latest = Int64.min
-    latestEnds = keyed.map { entry in
+    for entry in keyed {
+      order.append(entry.block)
+      starts.append(entry.start)
       latest = max(latest, blocks[Int(entry.block)].maxEndMs)
-      return latest
+      latestEnds.append(latest)
     }
+    self.order = order
+    self.starts = starts
+    self.latestEnds = latestEnds
   }
 
   /// The latest end of a block whose earliest start lies before `limit`;
