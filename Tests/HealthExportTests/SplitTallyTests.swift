@@ -88,6 +88,8 @@ struct SplitTallyTests {
     #expect(bins.count >= 8)
     for options in Self.optionSets {
       Self.check(log, bins: bins, parts: 4, options: options)
+      // More parts than threads, as a large export is cut.
+      Self.check(log, bins: bins, parts: SampleLog.maximumParts, options: options)
     }
   }
 
@@ -190,12 +192,16 @@ struct SplitTallyTests {
     #expect(empty.tally(CountingOptions(), bins: Self.bins(spread), parts: 5, threads: 2).buckets.isEmpty)
   }
 
-  @Test("How many parts: one below the part size, at most four")
+  @Test("How many parts: one per part size, at most sixteen, whatever the threads")
   func partCount() {
     #expect(SampleLog.tallyParts(forSamples: 0) == 1)
     #expect(SampleLog.tallyParts(forSamples: SampleLog.partSamples * 2 - 1) == 1)
     #expect(SampleLog.tallyParts(forSamples: SampleLog.partSamples * 2) == 2)
+    #expect(SampleLog.tallyParts(forSamples: SampleLog.partSamples * 7) == 7)
     #expect(SampleLog.tallyParts(forSamples: 100_000_000) == SampleLog.maximumParts)
+    #expect(SampleLog.maximumParts == 16)
+    // A part is about a merge bin or more: never less work than a bin.
+    #expect(SampleLog.partSamples >= MergeBin.targetSamples)
   }
 }
 

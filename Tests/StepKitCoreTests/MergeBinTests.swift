@@ -170,6 +170,65 @@ struct MergeBinTests {
     }
   }
 
+  @Test("Many more parts than threads, handed out as threads come free: the very same tally on any number")
+  func partsHandedOut() {
+    let log = Self.randomLog(seed: 21, count: 6000)
+    let bins = log.store.mergeBins(targetSamples: 250)
+    #expect(bins.count >= 20)
+    for unit in [BucketUnit.day, .hour] {
+      let options = CountingOptions(unit: unit, includesSourceBreakdown: true)
+      let one = log.tally(options, bins: bins, parts: 16, threads: 1)
+      // Several runs: which thread takes which part changes from run to run.
+      for threads in [2, 3, 16] {
+        for _ in 0..<2 {
+          let many = log.tally(options, bins: bins, parts: 16, threads: threads)
+          #expect(many.buckets == one.buckets)
+          #expect(many.sources == one.sources)
+        }
+      }
+    }
+  }
+
+  @Test("Blocks by start: the order of one sort by start and index, and each leading run's latest end")
+  func blocksByStart() {
+    var rng = SeededGenerator(seed: 5)
+    // Nearly in order (now and then a sample a little early), and shuffled.
+    for jitter in [600_000, 400 * 86_400_000] as [Int64] {
+      var log = SampleLog()
+      let origin = log.origin(source: "A", device: nil)!
+      for i in 0..<20_000 {
+        let start = Int64(i) * 60_000 - Int64.random(in: 0...jitter, using: &rng)
+        log.append(
+          kind: .steps, startMs: start, endMs: start + Int64.random(in: 0...7_200_000, using: &rng), value: 1,
+          utcOffsetSeconds: 0, origin: origin, userEntered: false)
+      }
+      let blocks = log.store.blocks
+      let byStart = BlocksByStart(blocks)
+      let expected = blocks.indices.sorted { (blocks[$0].minStartMs, $0) < (blocks[$1].minStartMs, $1) }
+      #expect(byStart.order.map(Int.init) == expected)
+      for limit in [Int64.min, -1, 0, 60_000 * 5_000, 60_000 * 12_345 + 7, .max] {
+        let brute = blocks.filter { $0.minStartMs < limit }.map(\.maxEndMs).max() ?? .min
+        #expect(byStart.latestEnd(ofBlocksStartingBefore: limit) == brute)
+      }
+    }
+  }
+
+  @Test("The dispenser hands out every part exactly once, however many threads ask")
+  func dispenserHandsOutEachPartOnce() {
+    let parts = 5000
+    let dispenser = PartDispenser(count: parts)
+    let taken = UnsafeMutableBufferPointer<Int>.allocate(capacity: parts)
+    taken.initialize(repeating: 0)
+    defer { taken.deallocate() }
+    let counts = SendableCounts(buffer: taken)
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      // Each index is written by the one thread that took it.
+      while let part = dispenser.take() { counts.buffer[part] += 1 }
+    }
+    #expect(taken.allSatisfy { $0 == 1 })
+    #expect(dispenser.take() == nil)
+  }
+
   @Test("Spans cover all time, in order, and hold about the target each, whatever the input order")
   func spanPlan() {
     var log = SampleLog()
@@ -193,4 +252,9 @@ struct MergeBinTests {
     #expect(bins.count >= 15)
     #expect(owned.max()! <= 15_000, "\(owned)")
   }
+}
+
+/// A buffer that the threads of a test write to at disjoint places.
+private struct SendableCounts: @unchecked Sendable {
+  let buffer: UnsafeMutableBufferPointer<Int>
 }

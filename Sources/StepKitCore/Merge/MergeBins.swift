@@ -244,6 +244,80 @@ struct MergeWork {
   }
 }
 
+/// A store's blocks in order of earliest start, with the latest end of each
+/// leading run of them: built once for a whole tally and shared by its
+/// parts, each of which would otherwise sort the block index again.
+struct BlocksByStart: Sendable {
+  /// Block indices by earliest start, then by index.
+  let order: [Int32]
+  /// `latestEnds[k]`: the latest end among the blocks `order[0...k]`.
+  private let latestEnds: [Int64]
+  /// `starts[k]`: the earliest start of block `order[k]` (ascending).
+  private let starts: [Int64]
+
+  init(_ blocks: SampleStore.BlockTable) {
+    // Each block's start beside its index, so that the sort compares plain
+    // pairs rather than looking up two block records per comparison.
+    var keyed: [(start: Int64, block: Int32)] = []
+    keyed.reserveCapacity(blocks.count)
+    for block in blocks.indices {
+      keyed.append((blocks[block].minStartMs, Int32(truncatingIfNeeded: block)))
+    }
+    keyed.withUnsafeMutableBufferPointer { keyed in
+      // Blocks come nearly in order of start: a block now and then starts a
+      // little before the one ahead of it (a source wrote a sample late).
+      // Insertion, which keeps equal starts in order of index, costs one
+      // step per such inversion; past a budget the index is sorted outright.
+      var budget = 4 * keyed.count
+      var k = 1
+      while k < keyed.count {
+        let entry = keyed[k]
+        var at = k
+        while at > 0 && entry.start < keyed[at - 1].start && budget > 0 {
+          keyed[at] = keyed[at - 1]
+          at -= 1
+          budget -= 1
+        }
+        keyed[at] = entry
+        if budget == 0 {
+          keyed.sort { ($0.start, $0.block) < ($1.start, $1.block) }
+          break
+        }
+        k += 1
+      }
+    }
+    var order: [Int32] = []
+    var starts: [Int64] = []
+    var latestEnds: [Int64] = []
+    order.reserveCapacity(keyed.count)
+    starts.reserveCapacity(keyed.count)
+    latestEnds.reserveCapacity(keyed.count)
+    var latest = Int64.min
+    for entry in keyed {
+      order.append(entry.block)
+      starts.append(entry.start)
+      latest = max(latest, blocks[Int(entry.block)].maxEndMs)
+      latestEnds.append(latest)
+    }
+    self.order = order
+    self.starts = starts
+    self.latestEnds = latestEnds
+  }
+
+  /// The latest end of a block whose earliest start lies before `limit`;
+  /// `Int64.min` when there is none.
+  func latestEnd(ofBlocksStartingBefore limit: Int64) -> Int64 {
+    // The first position whose start is `limit` or later.
+    var low = 0
+    var high = starts.count
+    while low < high {
+      let middle = (low + high) / 2
+      if starts[middle] < limit { low = middle + 1 } else { high = middle }
+    }
+    return low == 0 ? .min : latestEnds[low - 1]
+  }
+}
+
 /// Finds, bin after bin in order of time, the samples each bin needs, decoding
 /// only the blocks whose range of time can hold one.
 struct BinGatherer {
@@ -259,38 +333,24 @@ struct BinGatherer {
   /// (the sums added up as they are met then do not depend on them).
   private var active: [Int32] = []
 
-  init(store: SampleStore) {
+  /// A gatherer over `store`, whose blocks `byStart` orders.
+  init(store: SampleStore, byStart: BlocksByStart) {
     self.store = SampleStore.BlockReader(store)
-    let blocks = store.blocks
-    self.blocks = blocks
-    var byStart = Array(0..<Int32(blocks.count))
-    // Blocks nearly always come in order of time already.
-    var sorted = true
-    var previousStart = Int64.min
-    for block in blocks.indices {
-      let start = blocks[block].minStartMs
-      if start < previousStart {
-        sorted = false
-        break
-      }
-      previousStart = start
-    }
-    if !sorted {
-      byStart.sort {
-        (blocks[Int($0)].minStartMs, $0) < (blocks[Int($1)].minStartMs, $1)
-      }
-    }
-    self.byStart = byStart
+    blocks = store.blocks
+    self.byStart = byStart.order
   }
 
-  /// Admits blocks whose earliest start lies before `limit`.
-  private mutating func admit(before limit: Int64) {
+  /// Admits blocks whose earliest start lies before `limit`, less those that
+  /// end before `lower` (which no bin from there on needs: a merge of a
+  /// late run of bins then skips the earlier blocks once, not bin by bin).
+  private mutating func admit(before limit: Int64, endingFrom lower: Int64) {
     var ordered = true
     while nextByStart < byStart.count && blocks[Int(byStart[nextByStart])].minStartMs < limit {
       let block = byStart[nextByStart]
+      nextByStart += 1
+      guard blocks[Int(block)].maxEndMs >= lower else { continue }
       if let last = active.last, last > block { ordered = false }
       active.append(block)
-      nextByStart += 1
     }
     if !ordered { active.sort() }
   }
@@ -312,7 +372,7 @@ struct BinGatherer {
     work.items.removeAll()
     let blocks = self.blocks
     active.removeAll { blocks[Int($0)].maxEndMs < bin.lower }
-    admit(before: bin.upper)
+    admit(before: bin.upper, endingFrom: bin.lower)
     var windowEnd = bin.upper
     // Owned samples, and those that start before the bin and reach into it.
     for block in active {
@@ -330,7 +390,7 @@ struct BinGatherer {
     }
     guard windowEnd > bin.upper else { return }
     // Samples that start after the bin but cover an owned one's tail.
-    admit(before: windowEnd)
+    admit(before: windowEnd, endingFrom: bin.lower)
     for block in active {
       let info = blocks[Int(block)]
       guard info.minStartMs < windowEnd, info.maxStartMs >= bin.upper, info.maxEndMs > bin.upper else {

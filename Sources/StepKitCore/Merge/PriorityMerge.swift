@@ -93,7 +93,8 @@ extension SampleLog {
   ) {
     precondition(bins.first?.lower == .min && bins.last?.upper == .max, "bins must cover all time")
     let resolved = ResolvedRanking(log: self, ranking: ranking)
-    mergePieces(policy: policy, resolved: resolved, bins: bins[...], body)
+    mergePieces(
+      policy: policy, resolved: resolved, bins: bins[...], blocks: BlocksByStart(store.blocks), body)
   }
 
   /// The merge itself (COUNTING.md, step 2), specialised for each sink.
@@ -114,18 +115,19 @@ extension SampleLog {
   /// source never covers itself.
   ///
   /// `bins` may be any run of consecutive bins: the pieces are those of the
-  /// samples they own. Every sample they own, admitted by the policy or not,
+  /// samples they own; `blocks` orders the log's blocks (shared by the runs
+  /// of one tally). Every sample they own, admitted by the policy or not,
   /// is also handed to `owned` (see ``BinGatherer/gather(_:groups:into:owned:)``),
   /// bin by bin, before that bin's pieces.
   @inline(__always)
   func mergePieces(
-    policy: CountingPolicy, resolved: ResolvedRanking, bins: ArraySlice<MergeBin>,
+    policy: CountingPolicy, resolved: ResolvedRanking, bins: ArraySlice<MergeBin>, blocks: BlocksByStart,
     owned: (Int, StoredSample) -> Void = { _, _ in }, _ sink: (MergedPiece) -> Void
   ) {
     let sourceCount = resolved.sourceCount
     guard sourceCount > 0, count > 0 else { return }
     let groups = MergeGroups(log: self, policy: policy, resolved: resolved)
-    var gatherer = BinGatherer(store: store)
+    var gatherer = BinGatherer(store: store, byStart: blocks)
     // A bin gathers about the samples it owns and those that overlap them:
     // room for twice the target, so that the first bins do not grow it step by step.
     var work = MergeWork(

@@ -149,6 +149,28 @@ private struct SharedBuffer<Element>: @unchecked Sendable {
   let buffer: UnsafeMutableBufferPointer<Element>
 }
 
+/// Hands out the parts of a tally one at a time, in order, to whichever
+/// thread asks next: a thread that finishes early (a lighter part, a faster
+/// core) takes more of them. Which thread takes a part never changes its
+/// sums, which are added in order of part afterwards.
+final class PartDispenser: @unchecked Sendable {
+  // Safe to share: `next` is only read and written under `lock`.
+  private let lock = NSLock()
+  private var next = 0
+  private let count: Int
+
+  init(count: Int) { self.count = count }
+
+  /// The next part no thread has taken, or `nil` when all are taken.
+  func take() -> Int? {
+    lock.lock()
+    defer { lock.unlock() }
+    guard next < count else { return nil }
+    next += 1
+    return next - 1
+  }
+}
+
 /// What every part of a tally works from.
 private struct TallyPlan {
   let options: CountingOptions
@@ -161,6 +183,8 @@ private struct TallyPlan {
   /// The lowest and highest UTC offset any sample can be bucketed with, ms.
   let lowestOffsetMs: Int64
   let highestOffsetMs: Int64
+  /// The log's blocks in order of start, for every part.
+  let blocks: BlocksByStart
 }
 
 extension SampleLog {
@@ -178,9 +202,10 @@ extension SampleLog {
   /// Counts the log as ``tally(_:)`` does, on at most `threads` threads.
   ///
   /// A large log is tallied in parts, each a run of consecutive spans of
-  /// time, whose sums are then added in order. How the log is cut depends
-  /// only on the log, never on `threads`, so the result is the same, to the
-  /// last bit, on any number of threads.
+  /// time, which the threads take one after another as they come free; the
+  /// parts' sums are then added in order of time. How the log is cut depends
+  /// only on the log, never on `threads` or on which thread took which part,
+  /// so the result is the same, to the last bit, on any number of threads.
   ///
   /// - Parameters:
   ///   - options: Policy, ranking, bucket unit, time-zone rule and range.
@@ -192,16 +217,22 @@ extension SampleLog {
   }
 
   /// Into how many parts a log of `count` samples is cut: one per
-  /// ``partSamples``, at most ``maximumParts``.
+  /// ``partSamples``, at most ``maximumParts``. A function of the log alone:
+  /// the parts add their sums in their own order, so the count fixes the
+  /// last bits of the result.
   static func tallyParts(forSamples count: Int) -> Int {
     min(maximumParts, max(1, count / partSamples))
   }
 
-  /// About how many samples make a part of a tally worth its own thread.
-  static let partSamples = 1 << 15
+  /// About how many samples make a part of a tally worth its own thread: a
+  /// merge bin's worth, whose work dwarfs a part's fixed cost (its tables
+  /// and a pass over the block index).
+  static let partSamples = MergeBin.targetSamples
 
-  /// The most parts a tally is cut into.
-  static let maximumParts = 4
+  /// The most parts a tally is cut into: several per thread, handed out as
+  /// threads come free, so that uneven parts and uneven cores even out
+  /// (parts differ by a third in cost on real-shaped exports).
+  static let maximumParts = 16
 
   /// ``tally(_:threads:)`` merging spans of about `samplesPerBin` samples at
   /// a time, in `parts` parts (fewer when there are fewer spans).
@@ -224,7 +255,7 @@ extension SampleLog {
       options: options, resolved: resolved, geometry: geometry, zone: zone, fixed: fixed.range,
       width: options.includesSourceBreakdown ? 2 * resolved.sourceCount : 0,
       lowestOffsetMs: zone.map { $0.offsets.min() ?? 0 } ?? -bound,
-      highestOffsetMs: zone.map { $0.offsets.max() ?? 0 } ?? bound)
+      highestOffsetMs: zone.map { $0.offsets.max() ?? 0 } ?? bound, blocks: BlocksByStart(store.blocks))
     let partCount = max(1, min(parts, bins.count))
     let partBins = (0..<partCount).map { part in
       bins[(part * bins.count / partCount)..<((part + 1) * bins.count / partCount)]
@@ -245,9 +276,10 @@ extension SampleLog {
         results.buffer.deinitialize()
         results.buffer.deallocate()
       }
-      // Worker `w` takes a run of consecutive parts; the parts never share a sample.
-      DispatchQueue.concurrentPerform(iterations: workers) { worker in
-        for part in (worker * partCount / workers)..<((worker + 1) * partCount / workers) {
+      // Each worker takes the next part left until none is; the parts never share a sample.
+      let dispenser = PartDispenser(count: partCount)
+      DispatchQueue.concurrentPerform(iterations: workers) { _ in
+        while let part = dispenser.take() {
           results.buffer[part] = tallyPart(partBins[part], plan, counted: nil)
         }
       }
@@ -354,11 +386,7 @@ extension SampleLog {
   private func ordinals(of bins: ArraySlice<MergeBin>, _ plan: TallyPlan) -> ClosedRange<Int64>? {
     guard let lowerBin = bins.first, let upperBin = bins.last, count > 0 else { return nil }
     // The latest end of a sample starting before the part's end, judged by blocks.
-    var latestEnd = Int64.min
-    for block in 0..<store.blockCount {
-      let info = store.info(ofBlock: block)
-      if info.minStartMs < upperBin.upper { latestEnd = max(latestEnd, info.maxEndMs) }
-    }
+    let latestEnd = plan.blocks.latestEnd(ofBlocksStartingBefore: upperBin.upper)
     let earliestStart = max(lowerBin.lower, store.minStartMs)
     guard latestEnd >= earliestStart else { return nil }
     func ordinal(_ t: Int64, _ offset: Int64) -> Int64 {
@@ -409,7 +437,7 @@ extension SampleLog {
         // fields in its own loop, and sharing one closure would cost a
         // branch per piece.
         mergePieces(
-          policy: plan.options.policy, resolved: plan.resolved, bins: bins,
+          policy: plan.options.policy, resolved: plan.resolved, bins: bins, blocks: plan.blocks,
           owned: { index, p in
             let source = Int(originSource[Int(p.origin)])
             let isSteps = p.kind == .steps
