@@ -182,6 +182,27 @@ struct FastRecordTests {
     #expect(Self.expectSame(bytes) > 20)
   }
 
+  @Test(
+    "Whatever lies between records, the same lines, columns and control characters both ways",
+    arguments: [
+      "", " ", "\n", "\n ", "\n      ", "\n       ", "\n        ", "\n" + String(repeating: " ", count: 20),
+      "\r\n ", "\n\t", " \n", "\n\n ", "\n \u{0B}", "\u{0B}\n ", "\n\u{01}", "\n <!-- between -->\n ",
+    ])
+  func between(separator: String) throws {
+    var lines = Self.records.map { String($0.dropFirst()) }
+    // An invalid record after the fast ones, and one at the end, located from what came before.
+    lines[17] = lines[17].replacingOccurrences(of: "value=\"33\"", with: "value=\"-33\"")
+    lines.append(lines[2].replacingOccurrences(of: "value=\"30\"", with: "value=\"-30\""))
+    let bytes = Self.export(separator + lines.joined(separator: separator))
+    let fast = Self.expectSame(bytes, "separated by \(Array(separator.utf8))")
+    let (outcome, _) = Self.read(bytes, fast: true)
+    #expect(outcome.error == nil)
+    #expect(outcome.invalid.count == 2)
+    if separator.hasPrefix("\n"), separator.utf8.dropFirst().allSatisfy({ $0 == ASCII.space }) {
+      #expect(fast > 20)
+    }
+  }
+
   @Test("Invalid records after fast ones are reported at their own line and column")
   func invalidAfterFast() throws {
     var lines = Self.records

@@ -477,6 +477,8 @@ struct XMLScanner: ~Copyable {
   /// - Parameters:
   ///   - close: The index of the tag's `>`, less than ``deferralWindow`` bytes after its `<`.
   ///   - selfClosing: Whether the tag ends with `/>`.
+  // Out of line: inlined into the record loop, it cost the attribute lexer there registers.
+  @inline(never)
   mutating func commitDeferredTag(close: Int, selfClosing: Bool) {
     precondition(isDeferred && close > nameEnd && close < tagStart + Self.deferralWindow)
     isDeferred = false
@@ -517,8 +519,38 @@ struct XMLScanner: ~Copyable {
   private mutating func passOverUncounted(to close: Int) {
     // A location asked for inside the tag already counted past its start: the rest is counted later.
     guard counted <= tagStart else { return }
-    advanceCount(to: tagStart)
+    advanceCountToTag()
     counted = close &+ 1
+  }
+
+  /// A line feed followed by seven spaces, as one little-endian word.
+  private static let lineFeedAndSpaces: UInt64 = 0x2020_2020_2020_200A
+
+  /// ``advanceCount(to:)`` up to the current tag's `<`, with one word
+  /// compare for what usually lies before it: a line feed and at most seven
+  /// spaces, which hold one line and no control character. Anything else is
+  /// counted byte by byte, out of line.
+  @inline(__always)
+  private mutating func advanceCountToTag() {
+    let gap = tagStart &- counted
+    // 1 ... 8 bytes: the word read from `counted` ends before the tag's end, in the buffer.
+    if UInt(bitPattern: gap &- 1) < 8 {
+      let word = UInt64(littleEndian: UnsafeRawPointer(buffer + counted).loadUnaligned(as: UInt64.self))
+      let mask = UInt64.max &>> UInt64(truncatingIfNeeded: 64 &- 8 &* gap)
+      if (word ^ Self.lineFeedAndSpaces) & mask == 0 {
+        linesBeforeCounted &+= 1
+        lineStartBeforeCounted = bufferOffset &+ Int64(counted &+ 1)
+        counted = tagStart
+        return
+      }
+    }
+    advanceCountOutOfLine(to: tagStart)
+  }
+
+  /// ``advanceCount(to:)``, kept out of the callers that inline the common case.
+  @inline(never)
+  private mutating func advanceCountOutOfLine(to index: Int) {
+    advanceCount(to: index)
   }
 
   /// Where the name at `start` ends when it is one of the last two start
