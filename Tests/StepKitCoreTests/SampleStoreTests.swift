@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StepKitCore
+@_spi(ExportReading) @testable import StepKitCore
 
 /// The compact sample store: every field comes back exactly, copies stay
 /// independent, and export-like samples take a few bytes each.

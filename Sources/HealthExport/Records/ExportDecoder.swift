@@ -1,5 +1,5 @@
 import Foundation
-import StepKitCore
+@_spi(ExportReading) import StepKitCore
 
 /// Turns the scanner's tags into samples (or records): the `<HealthData>`
 /// root, `<ExportDate>`, `<Me>`, and top-level `<Record>`s with their

@@ -214,6 +214,11 @@ public struct SampleLog: Sendable {
   /// goes to ``append(kind:startMs:endMs:value:utcOffsetSeconds:origin:userEntered:location:)``,
   /// which reports it.
   ///
+  /// A sample that broke that promise would be stored wrong, so this is
+  /// offered only to the package's own readers, as the `ExportReading` SPI
+  /// (`@_spi(ExportReading) import StepKitCore`); everyone else appends with
+  /// ``append(kind:startMs:endMs:value:utcOffsetSeconds:origin:userEntered:location:)``.
+  ///
   /// - Precondition: The sample is valid (checked in debug builds only).
   /// - Parameters:
   ///   - kind: Steps or distance.
@@ -223,6 +228,7 @@ public struct SampleLog: Sendable {
   ///   - utcOffsetSeconds: The offset recorded with the start date.
   ///   - origin: From ``origin(source:device:)``.
   ///   - userEntered: Whether the sample was typed in by hand.
+  @_spi(ExportReading)
   public mutating func appendValid(
     kind: QuantityKind, startMs: EpochMilliseconds, endMs: EpochMilliseconds, value: Double,
     utcOffsetSeconds: Int, origin: OriginID, userEntered: Bool
