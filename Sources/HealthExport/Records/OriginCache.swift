@@ -95,16 +95,8 @@ struct OriginCache {
   ///   - device: The raw `device` value, or `nil` when the record has none.
   @inline(__always)
   mutating func find(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?) -> OriginID? {
-    if let device {
-      if sameDevice(last, source, device) { return last.origin }
-      if sameDevice(previous, source, device) {
-        swap(&last, &previous)
-        return last.origin
-      }
-    } else if sameSource(withoutDevice, source) {
-      return withoutDevice.origin
-    }
-    return findKeyed(source: source, device: device).map { entries[$0].origin }
+    if let device, sameDevice(last, source, device) { return last.origin }
+    return findAfterLast(source: source, device: device, plainOnly: false)
   }
 
   /// The origin of the last record or the one before, when this record's
@@ -122,31 +114,34 @@ struct OriginCache {
   /// for the record's bytes when its own are plain.
   ///
   /// Only the comparison with the last origin is inlined, since nearly every
-  /// record is of that origin; the rest is ``findPlainAfterLast(source:device:)``.
+  /// record is of that origin; the rest is ``findAfterLast(source:device:plainOnly:)``.
   @inline(__always)
   mutating func findPlain(source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?)
     -> OriginID?
   {
     if let device, last.isPlain, sameDevice(last, source, device) { return last.origin }
-    return findPlainAfterLast(source: source, device: device)
+    return findAfterLast(source: source, device: device, plainOnly: true)
   }
 
-  /// The origin of ``findPlain(source:device:)`` for a record that is not of
-  /// the last origin with a device: the one before, the last without a
-  /// device, or one found by key, when its bytes are plain.
+  /// The origin of ``find(source:device:)`` (or, with `plainOnly`, of
+  /// ``findPlain(source:device:)``) for a record that is not of the last
+  /// origin with a device: the one before, the last without a device, or one
+  /// found by key (with `plainOnly`, only when its bytes are plain).
   @inline(never)
-  private mutating func findPlainAfterLast(
-    source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?
+  private mutating func findAfterLast(
+    source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?, plainOnly: Bool
   ) -> OriginID? {
     if let device {
-      if previous.isPlain, sameDevice(previous, source, device) {
+      if !plainOnly || previous.isPlain, sameDevice(previous, source, device) {
         swap(&last, &previous)
         return last.origin
       }
-    } else if withoutDevice.isPlain, sameSource(withoutDevice, source) {
+    } else if !plainOnly || withoutDevice.isPlain, sameSource(withoutDevice, source) {
       return withoutDevice.origin
     }
-    guard let index = findKeyed(source: source, device: device), entries[index].isPlain else { return nil }
+    guard let index = findKeyed(source: source, device: device), !plainOnly || entries[index].isPlain else {
+      return nil
+    }
     return entries[index].origin
   }
 
@@ -159,7 +154,7 @@ struct OriginCache {
   {
     let key = device.map(DeviceKey.init)
     // A record whose device has no address, or one of a length that
-    // `recent` passes over, may still be one of the last two.
+    // `sameDevice` passes over, may still be one of the last two.
     if last.index >= 0, matches(entries[last.index], source, key) { return last.index }
     if previous.index >= 0, matches(entries[previous.index], source, key) {
       swap(&last, &previous)
