@@ -197,12 +197,9 @@ public struct SampleLog: Sendable {
       reject(reason, at: location())
       return false
     }
-    // `rejection` bounds the offset to ±2047 minutes: it fits 16 bits.
-    storeValid(
-      StoredSample(
-        startMs: startMs, endMs: endMs, value: value, origin: origin.rawValue,
-        offsetMinutes: Int16(truncatingIfNeeded: utcOffsetSeconds / 60), kind: kind,
-        isUserEntered: userEntered))
+    appendValid(
+      kind: kind, startMs: startMs, endMs: endMs, value: value, utcOffsetSeconds: utcOffsetSeconds,
+      origin: origin, userEntered: userEntered)
     return true
   }
 
@@ -229,6 +226,7 @@ public struct SampleLog: Sendable {
   ///   - origin: From ``origin(source:device:)``.
   ///   - userEntered: Whether the sample was typed in by hand.
   @_spi(ExportReading)
+  @inline(__always)
   public mutating func appendValid(
     kind: QuantityKind, startMs: EpochMilliseconds, endMs: EpochMilliseconds, value: Double,
     utcOffsetSeconds: Int, origin: OriginID, userEntered: Bool
@@ -236,7 +234,7 @@ public struct SampleLog: Sendable {
     assert(
       Self.rejection(startMs: startMs, endMs: endMs, value: value, utcOffsetSeconds: utcOffsetSeconds) == nil,
       "appendValid(kind:startMs:endMs:value:utcOffsetSeconds:origin:userEntered:) given an invalid sample")
-    // Valid: the offset is within ±2047 minutes, so it fits 16 bits.
+    // Valid: `rejection` bounds the offset to ±2047 minutes, so it fits 16 bits.
     storeValid(
       StoredSample(
         startMs: startMs, endMs: endMs, value: value, origin: origin.rawValue,
