@@ -307,13 +307,7 @@ struct BlocksByStart: Sendable {
   /// The latest end of a block whose earliest start lies before `limit`;
   /// `Int64.min` when there is none.
   func latestEnd(ofBlocksStartingBefore limit: Int64) -> Int64 {
-    // The first position whose start is `limit` or later.
-    var low = 0
-    var high = starts.count
-    while low < high {
-      let middle = (low + high) / 2
-      if starts[middle] < limit { low = middle + 1 } else { high = middle }
-    }
+    let low = starts.firstIndex(whereKey: { $0 }, isNotBelow: limit)
     return low == 0 ? .min : latestEnds[low - 1]
   }
 }

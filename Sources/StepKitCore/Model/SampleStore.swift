@@ -461,13 +461,7 @@ struct SampleStore: Sendable {
   /// Takes back one sample counted as starting at `startMs` (the pending runs flushed).
   private mutating func uncountStart(_ startMs: Int64) {
     let span = startMs >> Self.startSpanShift
-    // The first run whose span is not below `span`.
-    var low = 0
-    var high = startSpanRuns.count
-    while low < high {
-      let middle = (low + high) / 2
-      if startSpanRuns[middle].span < span { low = middle + 1 } else { high = middle }
-    }
+    let low = startSpanRuns.firstIndex(whereKey: \.span, isNotBelow: span)
     if low < startSpanRuns.count, startSpanRuns[low].span == span, startSpanRuns[low].count > 0 {
       startSpanRuns[low].count -= 1
       return
