@@ -10,6 +10,9 @@ let fuzzTargets: [(name: String, product: String)] = [
   ("FuzzZip", "HealthExport"),
   ("FuzzXML", "HealthExport"),
   ("FuzzParallel", "HealthExport"),
+  // The engine against the reference count of the tests; its sources link
+  // Tests/StepKitCoreTests/Reference, so that both check the same thing.
+  ("FuzzTally", "StepKitCore"),
 ]
 
 let package = Package(

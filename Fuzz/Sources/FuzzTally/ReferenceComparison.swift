@@ -1,0 +1,1 @@
+../../../Tests/StepKitCoreTests/Reference/ReferenceComparison.swift

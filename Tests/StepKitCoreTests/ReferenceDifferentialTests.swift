@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import StepKitCore
+
+/// The engine against ``ReferenceCount``, the naive count written from
+/// COUNTING.md alone, on thousands of seeded random cases: every bucket's
+/// steps, distance, raw and manual sums, and what each sample and source
+/// counted for, within 1e-9 relative.
+@Suite("The engine agrees with the reference count from COUNTING.md")
+struct ReferenceDifferentialTests {
+  /// 40 batches of 100 cases: 4 000 random cases in all.
+  static let batches: [UInt64] = Array(1...40)
+  static let casesPerBatch = 100
+
+  @Test("Random cases: every policy, unit, zone and priority order", arguments: batches)
+  func randomCases(batch: UInt64) {
+    var rng = SeededGenerator(seed: batch &* 0x2545_F491_4F6C_DD1D)
+    for number in 0..<Self.casesPerBatch {
+      let drawn = ReferenceCase.draw(using: &rng)
+      // Cut the log into merge bins of a few samples and tally in parts on
+      // two threads, so that bin and part edges fall between the samples.
+      let samplesPerBin = [MergeBin.targetSamples, 1, 3, 8][number % 4]
+      let parts = [1, 2, 5][number % 3]
+      let recordsCounted = number % 2 == 0
+      let differences = drawn.differences(recordsCountedValues: recordsCounted) { log, options in
+        log.tally(options, samplesPerBin: samplesPerBin, parts: parts, threads: 2)
+      }
+      #expect(
+        differences.isEmpty,
+        Comment(
+          rawValue: "batch \(batch) case \(number) (bins of \(samplesPerBin), \(parts) parts):\n\(drawn)\n"
+            + differences.prefix(8).joined(separator: "\n")))
+      if !differences.isEmpty { return }
+    }
+  }
+
+  @Test(
+    "Larger random cases through the public tally, on every thread count", arguments: [1, 2, 3] as [UInt64])
+  func largerCases(seed: UInt64) {
+    var rng = SeededGenerator(seed: seed &* 0x9E37_79B9)
+    for number in 0..<10 {
+      let drawn = ReferenceCase.draw(using: &rng, maximumSamples: 300)
+      for threads in [1, 4] {
+        let differences = drawn.differences(recordsCountedValues: threads == 1) { log, options in
+          log.tally(options, threads: threads)
+        }
+        #expect(
+          differences.isEmpty,
+          Comment(rawValue: "seed \(seed) case \(number):\n" + differences.prefix(8).joined(separator: "\n")))
+      }
+    }
+  }
+
+  @Test("The reference itself on hand-computed cases")
+  func referenceByHand() {
+    let hour: Int64 = 3_600_000
+    let t0: Int64 = 1_774_828_800_000  // 2026-03-30T00:00Z
+    func sample(
+      _ start: Int64, _ end: Int64, _ value: Double, _ source: String,
+      model: String? = nil, typedIn: Bool = false, offset: Int = 0
+    ) -> ReferenceCount.Sample {
+      ReferenceCount.Sample(
+        kind: .steps, startMs: t0 + start, endMs: t0 + end, value: value, offsetSeconds: offset,
+        source: source,
+        model: model, userEntered: typedIn)
+    }
+    // A Watch hour over the phone's two hours: the phone keeps its uncovered half.
+    let watchAndPhone = [
+      sample(0, 2 * hour, 1000, "Phone", model: "iPhone"), sample(0, hour, 600, "Watch", model: "Watch"),
+    ]
+    #expect(ReferenceCount.count(watchAndPhone, .init()).rows.map(\.steps) == [1100])
+    // Typed in and outranking under `all`, left out under `health`; raw and manual count it either way.
+    let typed = watchAndPhone + [sample(0, 2 * hour, 50, "Health", typedIn: true)]
+    #expect(ReferenceCount.count(typed, .init(policy: .all)).rows.map(\.steps) == [50])
+    #expect(ReferenceCount.count(typed, .init(policy: .health)).rows.map(\.steps) == [1100])
+    #expect(ReferenceCount.count(typed, .init()).rows.map(\.raw) == [1650])
+    #expect(ReferenceCount.count(typed, .init()).rows.map(\.manual) == [50])
+    // An explicit order puts the phone first.
+    #expect(ReferenceCount.count(watchAndPhone, .init(explicitOrder: ["Phone"])).rows.map(\.steps) == [1000])
+    // Across midnight at +08:00: 22:00 to 02:00 local splits 1:1 into two days.
+    let night = [sample(14 * hour, 18 * hour, 400, "Phone", model: "iPhone", offset: 28_800)]
+    #expect(ReferenceCount.count(night, .init()).rows.map(\.steps) == [200, 200])
+    // An instant inside the Watch's hour is covered; one at its end is not.
+    let instants =
+      watchAndPhone + [
+        sample(hour / 2, hour / 2, 7, "Phone", model: "iPhone"), sample(hour, hour, 9, "Phone"),
+      ]
+    #expect(ReferenceCount.count(instants, .init()).rows.map(\.steps) == [1109])
+  }
+}
