@@ -42,6 +42,9 @@ public final class StepCounter: Sendable {
   public let policy: CountingPolicy
   /// Whose midnights cut days.
   public let calendar: Calendar
+  /// The local time at which days begin (midnight by default): "today" and
+  /// every daily answer run from it to the same time the next day.
+  public let dayStart: DayStart
   /// The clock for "today".
   public let clock: any StepClock
   /// The app's Info.plist, checked before any prompt.
@@ -60,11 +63,14 @@ public final class StepCounter: Sendable {
   ///     default, which follows the phone's time zone and calendar settings
   ///     as they change (a stored `Calendar.current` keeps the zone it was
   ///     created in, so after travel "today" would start at the old zone's midnight).
+  ///   - dayStart: The local time at which days begin, in `calendar`'s time
+  ///     zone; midnight by default ("my day resets at 4 am": `DayStart("04:00")!`).
   ///   - clock: The clock; the system clock by default.
   ///   - bundle: The Info.plist; `Bundle.main` by default.
   public init(
     health: (any HealthDataSource)?, motion: (any StepSource)?, strategy: Strategy = .healthKitThenMotion,
     policy: CountingPolicy = .health, calendar: Calendar = .autoupdatingCurrent,
+    dayStart: DayStart = .midnight,
     clock: any StepClock = SystemClock(),
     bundle: any BundleInfo = MainBundleInfo()
   ) {
@@ -73,6 +79,7 @@ public final class StepCounter: Sendable {
     self.strategy = strategy
     self.policy = policy
     self.calendar = calendar
+    self.dayStart = dayStart
     self.clock = clock
     self.bundle = bundle
   }
@@ -134,6 +141,7 @@ public final class StepCounter: Sendable {
   public func dailySteps(in interval: DateInterval) async throws -> DailySteps {
     let policy = policy
     let calendar = calendar
+    guard dayStart.isMidnight else { return try await dailyStepsFromDayStart(in: interval) }
     return try await answer { try await $0.dailySteps(in: interval, calendar: calendar, policy: policy) }
   }
 
@@ -163,6 +171,7 @@ public final class StepCounter: Sendable {
   public func dailyDistance(in interval: DateInterval) async throws -> DailyDistance {
     let policy = policy
     let calendar = calendar
+    guard dayStart.isMidnight else { return try await dailyDistanceFromDayStart(in: interval) }
     return try await answer { try await $0.dailyDistance(in: interval, calendar: calendar, policy: policy) }
   }
 
@@ -275,9 +284,9 @@ public final class StepCounter: Sendable {
 
   // MARK: Strategy
 
-  /// Local midnight of today until now.
+  /// The start of today (local midnight, or the day start) until now.
   func todayInterval() -> DateInterval {
-    LocalDays.todaySoFar(at: clock.now(), calendar: calendar)
+    LocalDays.todaySoFar(at: clock.now(), calendar: calendar, dayStart: dayStart)
   }
 
   /// Asks the sources in the order the strategy gives.

@@ -4,7 +4,8 @@ enum StepKitCommand {
   /// Every subcommand, in the order help lists them.
   static var subcommands: [any Subcommand.Type] {
     [
-      StepsCommand.self, SourcesCommand.self, ChartCommand.self, SQLiteCommand.self, DoctorCommand.self,
+      StepsCommand.self, SourcesCommand.self, SummaryCommand.self, ChartCommand.self, SQLiteCommand.self,
+      DoctorCommand.self,
       DemoCommand.self,
     ]
   }
@@ -40,6 +41,7 @@ enum StepKitCommand {
         stepkit steps ~/Downloads/export.zip
         stepkit steps export.zip --by week --format csv
         stepkit sources export.zip
+        stepkit summary cohort/ --valid-day hours:10,steps:500
         stepkit chart export.zip -o steps.html
         stepkit sqlite export.zip health.db
         stepkit doctor MyApp/

@@ -56,7 +56,7 @@ struct DispatchTests {
   func defaultFormat() {
     let fixture = StepkitRunner.fixtures.appendingPathComponent("watch-and-phone.xml").path
     let piped = runInProcess(["steps", fixture, "-q"])
-    #expect(piped.output.hasPrefix("date,steps,distance_m,raw_steps,manual_steps\n"))
+    #expect(piped.output.hasPrefix("date,steps,distance_m,raw_steps,manual_steps,hours_with_data,valid\n"))
     let terminal = runInProcess(["steps", fixture, "-q"], outputIsTerminal: true)
     #expect(terminal.output.hasPrefix("date         steps"))
     #expect(terminal.error.isEmpty)

@@ -103,8 +103,30 @@ struct EndToEndTests {
     GoldenCase(
       name: "steps-demo-berlin-weeks",
       arguments: ["steps", demo, "--by", "week", "--time-zone", "Europe/Berlin"]),
+    // Days from a day start, valid days and the summary.
+    GoldenCase(
+      name: "steps-demo-day-start",
+      arguments: [
+        "steps", demo, "--day-start", "04:00", "--time-zone", "Europe/Berlin", "--from", "2026-03-27", "--to",
+        "2026-03-31", "--valid-day", "hours:4,steps:5000", "--format", "table",
+      ]),
+    GoldenCase(
+      name: "summary-demo-csv",
+      arguments: ["summary", demo, "--valid-day", "hours:4", "--day-start", "04:00", "--format", "csv"]),
+    GoldenCase(
+      name: "summary-cohort-json",
+      arguments: ["summary", "cohort", "--valid-day", "steps:1000", "--format", "json", "-q"], exitCode: 1,
+      reportsOnStandardOutput: true),
+    GoldenCase(
+      name: "summary-cohort-table", arguments: ["summary", "cohort", "--format", "table", "-q"], exitCode: 1,
+      reportsOnStandardOutput: true),
+    GoldenCase(
+      name: "error-bad-day-start", arguments: ["steps", fixture, "--day-start", "25:00"], exitCode: 2),
+    GoldenCase(
+      name: "error-bad-valid-day", arguments: ["steps", fixture, "--valid-day", "hours>10"], exitCode: 2),
     // Help.
     GoldenCase(name: "help", arguments: ["--help"]),
+    GoldenCase(name: "help-summary", arguments: ["summary", "--help"]),
     GoldenCase(name: "help-steps", arguments: ["steps", "--help"]),
     GoldenCase(name: "help-sources", arguments: ["sources", "-h"]),
     GoldenCase(name: "help-chart", arguments: ["help", "chart"]),
@@ -197,7 +219,7 @@ struct EndToEndTests {
     let stdin = try StepkitRunner.run(["steps", "-", "--format", "csv"], stdin: Self.fixture).standardOutput
     let stdinZip = try StepkitRunner.run(["steps", "-", "--format", "csv"], stdin: "localized-name.zip")
       .standardOutput
-    #expect(plain.hasPrefix("date,steps,distance_m,raw_steps,manual_steps\n"))
+    #expect(plain.hasPrefix("date,steps,distance_m,raw_steps,manual_steps,hours_with_data,valid\n"))
     #expect(zip == plain)
     #expect(stdin == plain)
     #expect(stdinZip == plain)
@@ -228,11 +250,14 @@ struct EndToEndTests {
       let path = directory.appendingPathComponent("out.db").path
       let csv = try StepkitRunner.run(["steps", Self.fixture, "--format", "csv"]).standardOutput
       let rows = try query(
-        path, "SELECT date, steps, distance_m, raw_steps, manual_steps FROM days ORDER BY date")
+        path,
+        "SELECT date, steps, distance_m, raw_steps, manual_steps, hours_with_data,"
+          + " CASE valid WHEN 1 THEN 'true' ELSE 'false' END FROM days ORDER BY date")
       #expect(
-        ([["date", "steps", "distance_m", "raw_steps", "manual_steps"]] + rows).map {
-          $0.joined(separator: ",") + "\n"
-        }.joined() == csv)
+        ([["date", "steps", "distance_m", "raw_steps", "manual_steps", "hours_with_data", "valid"]] + rows)
+          .map {
+            $0.joined(separator: ",") + "\n"
+          }.joined() == csv)
       // Each day is rounded on its own, so the sums may differ by half a step per day.
       let gap = try query(
         path,

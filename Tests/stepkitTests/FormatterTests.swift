@@ -88,9 +88,9 @@ struct OutputFormatTests {
     let text = CSVFormatter.format(tally)
     #expect(
       text == """
-        date,steps,distance_m,raw_steps,manual_steps
-        2026-11-29,1400,750,1800,0
-        2026-11-30,0,0,2500,2500
+        date,steps,distance_m,raw_steps,manual_steps,hours_with_data,valid
+        2026-11-29,1400,750,1800,0,1,false
+        2026-11-30,0,0,2500,2500,0,false
 
         """)
   }
@@ -99,7 +99,7 @@ struct OutputFormatTests {
   func csvHours() {
     let (_, tally) = sampleTally(CountingOptions(unit: .hour, to: LocalDate("2026-11-29")))
     let lines = CSVFormatter.format(tally).split(separator: "\n")
-    #expect(lines[1] == "2026-11-29T08:00+08:00,1400,750,1800,0")
+    #expect(lines[1] == "2026-11-29T08:00+08:00,1400,750,1800,0,1,")
   }
 
   @Test("json: options, days with the csv fields, totals, sources and invalid")
@@ -111,7 +111,12 @@ struct OutputFormatTests {
     #expect(days.count == 2)
     #expect(days[0]["date"] as? String == "2026-11-29")
     #expect(days[0]["steps"] as? Int == 1400)
-    #expect(Set(days[0].keys) == ["date", "steps", "distance_m", "raw_steps", "manual_steps"])
+    #expect(
+      Set(days[0].keys) == [
+        "date", "steps", "distance_m", "raw_steps", "manual_steps", "hours_with_data", "valid",
+      ])
+    #expect(days[0]["hours_with_data"] as? Int == 1)
+    #expect(days[0]["valid"] as? Bool == false)
     let options = try #require(object["options"] as? [String: Any])
     #expect(options["policy"] as? String == "health")
     #expect(options["export"] as? String == "export.xml")
@@ -134,10 +139,14 @@ struct OutputFormatTests {
   @Test("table: aligned, grouped, with a totals row")
   func table() {
     let (_, tally) = sampleTally()
-    let lines = TableFormatter.steps(tally).split(separator: "\n").map(String.init)
-    #expect(lines[0] == "date        steps    km  raw steps  hand-typed")
-    #expect(lines[2] == "2026-11-29  1,400  0.75      1,800           0")
-    #expect(lines.last == "total       1,400  0.75      4,300       2,500")
+    let lines = TableFormatter.steps(tally, rule: nil).split(separator: "\n").map(String.init)
+    #expect(lines[0] == "date        steps    km  raw steps  hand-typed  hours")
+    #expect(lines[2] == "2026-11-29  1,400  0.75      1,800           0      1")
+    #expect(lines.last == "total       1,400  0.75      4,300       2,500      1")
+    let valid = TableFormatter.steps(tally, rule: ValidDayRule(minimumHours: 1)).split(separator: "\n")
+    #expect(valid[0].hasSuffix("hours  valid"))
+    #expect(valid[2].hasSuffix("1    yes"))
+    #expect(valid.last?.hasSuffix("1      1") == true)
     #expect(Set(lines.map(\.count)).count == 1)
   }
 

@@ -63,10 +63,12 @@ struct UTF8TextTests {
       #expect(!tally.buckets.isEmpty)
       let rows = tally.buckets.map {
         "\($0.label(unit: unit)),\($0.roundedSteps),\($0.roundedDistanceMeters),\($0.roundedRawSteps),"
-          + "\($0.roundedManualSteps)\n"
+          + "\($0.roundedManualSteps),\($0.hoursWithData),"
+          + (unit == .day ? "\(ValidDayRule.default.isValid($0))" : "")
       }
-      #expect(CSVFormatter.format(tally) == CSVFormatter.header + "\n" + rows.joined())
-      #expect(CSVFormatter.format(tally, export: "p,1") == rows.map { "\"p,1\"," + $0 }.joined())
+      #expect(CSVFormatter.format(tally) == CSVFormatter.header + "\n" + rows.map { $0 + "\n" }.joined())
+      // A cohort's rows end with the contributing sources (none without the breakdown).
+      #expect(CSVFormatter.format(tally, export: "p,1") == rows.map { "\"p,1\"," + $0 + ",\n" }.joined())
     }
   }
 }

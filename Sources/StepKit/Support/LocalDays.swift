@@ -1,4 +1,5 @@
 import Foundation
+import StepKitCore
 
 /// Local days of a calendar: the one rule for where a day starts and ends.
 ///
@@ -23,6 +24,36 @@ public enum LocalDays {
       start = next
     } while start < interval.end
     return result
+  }
+
+  /// The days of `calendar`'s time zone that overlap `interval`, each from
+  /// `dayStart` to the same local time the next day (23 or 25 hours across a
+  /// DST change); midnight gives ``days(covering:calendar:)``.
+  ///
+  /// - Parameters:
+  ///   - interval: The range.
+  ///   - calendar: Whose time zone's local times cut the days.
+  ///   - dayStart: The local time at which days begin.
+  /// - Returns: The days in order (at least one).
+  public static func days(covering interval: DateInterval, calendar: Calendar, dayStart: DayStart)
+    -> [DateInterval]
+  {
+    guard !dayStart.isMidnight else { return days(covering: interval, calendar: calendar) }
+    return dayStart.days(covering: interval, in: calendar.timeZone)
+  }
+
+  /// The part of the day (from `dayStart`) containing `now` that has passed.
+  ///
+  /// - Parameters:
+  ///   - now: The current moment.
+  ///   - calendar: Whose time zone's local times cut the days.
+  ///   - dayStart: The local time at which days begin.
+  /// - Returns: The day's start until `now`.
+  public static func todaySoFar(at now: Date, calendar: Calendar, dayStart: DayStart) -> DateInterval {
+    DateInterval(
+      start: days(covering: DateInterval(start: now, duration: 0), calendar: calendar, dayStart: dayStart)[0]
+        .start,
+      end: now)
   }
 
   /// The local day of `calendar` that contains `date`, midnight to midnight

@@ -13,24 +13,28 @@ import Foundation
 /// so that samples in time order cost one `TimeZone` call per transition.
 public struct LocalDayFinder: Sendable {
   private let rule: TimeZoneRule
+  private let dayStartMs: Int64
   /// For a named zone: the span the cached offset holds for, and the offset (ms).
   private var cachedFrom = Int64.max
   private var cachedUntil = Int64.min
   private var cachedOffsetMs: Int64 = 0
 
-  /// A finder for `rule`.
-  public init(rule: TimeZoneRule) { self.rule = rule }
+  /// A finder for `rule`, with days that begin at `dayStart` (midnight by default).
+  public init(rule: TimeZoneRule, dayStart: DayStart = .midnight) {
+    self.rule = rule
+    self.dayStartMs = dayStart.milliseconds
+  }
 
   /// The local day of the instant `epochMilliseconds`.
   ///
   /// - Parameters:
   ///   - epochMilliseconds: The instant.
   ///   - recordedOffsetSeconds: The UTC offset recorded with it (used by ``TimeZoneRule/recorded``).
-  /// - Returns: The day whose local midnights enclose the instant.
+  /// - Returns: The day whose day starts (local midnights by default) enclose the instant.
   public mutating func day(of epochMilliseconds: EpochMilliseconds, recordedOffsetSeconds: Int) -> LocalDate {
     let local =
       epochMilliseconds + offsetMs(at: epochMilliseconds, recordedOffsetSeconds: recordedOffsetSeconds)
-    return LocalDate(daysSinceEpoch: Int(BucketGeometry.floorDiv(local, BucketGeometry.dayMs)))
+    return LocalDate(daysSinceEpoch: Int(BucketGeometry.floorDiv(local - dayStartMs, BucketGeometry.dayMs)))
   }
 
   private mutating func offsetMs(at t: Int64, recordedOffsetSeconds: Int) -> Int64 {

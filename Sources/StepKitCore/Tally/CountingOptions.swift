@@ -8,6 +8,8 @@ public struct CountingOptions: Sendable, Hashable {
   public var unit: BucketUnit
   /// Where local days begin.
   public var timeZone: TimeZoneRule
+  /// The local time at which days (and weeks and months) begin; midnight by default.
+  public var dayStart: DayStart
   /// The first local day to report (inclusive); `nil`: the first bucket with data.
   public var from: LocalDate?
   /// The last local day to report (inclusive); `nil`: the last bucket with data.
@@ -23,7 +25,7 @@ public struct CountingOptions: Sendable, Hashable {
   /// Creates options; every parameter has the default COUNTING.md names.
   public init(
     policy: CountingPolicy = .health, ranking: SourceRanking = .default,
-    unit: BucketUnit = .day, timeZone: TimeZoneRule = .recorded,
+    unit: BucketUnit = .day, timeZone: TimeZoneRule = .recorded, dayStart: DayStart = .midnight,
     from: LocalDate? = nil, to: LocalDate? = nil, recordsCountedValues: Bool = false,
     includesSourceBreakdown: Bool = false
   ) {
@@ -32,6 +34,7 @@ public struct CountingOptions: Sendable, Hashable {
     self.ranking = ranking
     self.unit = unit
     self.timeZone = timeZone
+    self.dayStart = dayStart
     self.from = from
     self.to = to
     self.recordsCountedValues = recordsCountedValues

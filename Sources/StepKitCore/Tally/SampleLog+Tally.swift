@@ -134,6 +134,8 @@ final class PartialTally: @unchecked Sendable {
   // Safe to share: filled by one thread, read after it has finished.
   let table: BucketTable
   let sources: UnsafeMutableBufferPointer<SourceSums>
+  /// The hour slots (``TallyPlan/hourSlots`` ordinals) that hold counted steps.
+  var hoursWithSteps = Set<Int64>()
 
   init(table: BucketTable, sourceCount: Int) {
     self.table = table
@@ -185,6 +187,9 @@ private struct TallyPlan {
   let highestOffsetMs: Int64
   /// The log's blocks in order of start, for every part.
   let blocks: BlocksByStart
+  /// Hour-long slots from the day start (local clock hours when the day
+  /// starts on the hour): the unit of ``Tally/Bucket/hoursWithData``.
+  let hourSlots: BucketGeometry
 }
 
 extension SampleLog {
@@ -246,7 +251,7 @@ extension SampleLog {
   func tally(_ options: CountingOptions, bins: [MergeBin], parts: Int, threads: Int) -> Tally {
     precondition(bins.first?.lower == .min && bins.last?.upper == .max, "bins must cover all time")
     let resolved = ResolvedRanking(log: self, ranking: options.ranking)
-    let geometry = BucketGeometry(unit: options.unit)
+    let geometry = BucketGeometry(unit: options.unit, dayStartMs: options.dayStart.milliseconds)
     let fixed = fixedRange(options, geometry)
     let zone = zoneOffsets(options)
     // Offsets are whole minutes within ±2047 (`rejection`), or the zone's.
@@ -255,7 +260,8 @@ extension SampleLog {
       options: options, resolved: resolved, geometry: geometry, zone: zone, fixed: fixed.range,
       width: options.includesSourceBreakdown ? 2 * resolved.sourceCount : 0,
       lowestOffsetMs: zone.map { $0.offsets.min() ?? 0 } ?? -bound,
-      highestOffsetMs: zone.map { $0.offsets.max() ?? 0 } ?? bound, blocks: BlocksByStart(store.blocks))
+      highestOffsetMs: zone.map { $0.offsets.max() ?? 0 } ?? bound, blocks: BlocksByStart(store.blocks),
+      hourSlots: Self.hourSlots(options.dayStart))
     let partCount = max(1, min(parts, bins.count))
     let partBins = (0..<partCount).map { part in
       bins[(part * bins.count / partCount)..<((part + 1) * bins.count / partCount)]
@@ -312,15 +318,27 @@ extension SampleLog {
         rows[source].lastEnd = Date(epochMilliseconds: sums.lastEnd)
       }
     }
+    var hours = partials[0].hoursWithSteps
+    for partial in partials.dropFirst() { hours.formUnion(partial.hoursWithSteps) }
+    var hoursByOrdinal: [Int64: Int] = [:]
+    for hour in hours {
+      hoursByOrdinal[geometry.ordinal(ofLocal: plan.hourSlots.localStart(of: hour)), default: 0] += 1
+    }
     let buckets = assembleBuckets(
-      table, fixed: fixed, geometry: geometry, zone: zone, sourceCount: resolved.sourceCount, options: options
-    )
+      table, fixed: fixed, geometry: geometry, zone: zone, sourceCount: resolved.sourceCount,
+      hoursWithData: hoursByOrdinal, options: options)
     return Tally(
       options: options, buckets: buckets, sources: resolved.steps.sourceOfRank.map { rows[$0] },
       invalid: invalid, countedValues: counted.map(CountedValues.init(pages:)) ?? CountedValues())
   }
 
   // MARK: - The steps of a tally
+
+  /// The hour slots of ``Tally/Bucket/hoursWithData`` under `dayStart`: clock
+  /// hours, shifted by the day start's minutes so that they tile its days.
+  static func hourSlots(_ dayStart: DayStart) -> BucketGeometry {
+    BucketGeometry(unit: .hour, hourShiftMs: Int64(dayStart.minute) * 60_000)
+  }
 
   /// The buckets `--from` and `--to` fix, as ordinals (the last hour of the
   /// `to` day for hours); `range` is `nil` when neither is given.
@@ -350,7 +368,7 @@ extension SampleLog {
       lower = min(lower, Int64(from.daysSinceEpoch) * BucketGeometry.dayMs)
     }
     if let to = options.to {
-      upper = max(upper, Int64(to.daysSinceEpoch + 1) * BucketGeometry.dayMs)
+      upper = max(upper, Int64(to.daysSinceEpoch + 1) * BucketGeometry.dayMs + options.dayStart.milliseconds)
     }
     if lower > upper {
       lower = 0
@@ -427,6 +445,10 @@ extension SampleLog {
     let rows = part.sources
     var rawSplitter = BucketSplitter(geometry: plan.geometry, zone: plan.zone)
     var mergeSplitter = BucketSplitter(geometry: plan.geometry, zone: plan.zone)
+    var hourSplitter = BucketSplitter(geometry: plan.hourSlots, zone: plan.zone)
+    var lastHour = Int64.min
+    var hoursWithSteps = Set<Int64>()
+    defer { part.hoursWithSteps = hoursWithSteps }
     let breakdown = plan.width > 0
     let width = plan.width
     // Breakdowns are in the order of Tally.sources: by step rank.
@@ -494,6 +516,25 @@ extension SampleLog {
           // No overflow: a rank is below the number of sources, an offset within a day or two.
           let column = 2 &* position[source] &+ Int(piece.kind.rawValue)
           let offsetMs = Int64(piece.utcOffsetSeconds) &* 1000
+          // The hours holding counted steps (COUNTING.md, Outputs: hours_with_data).
+          if isSteps && piece.value > 0 {
+            if let hour = hourSplitter.lastOrdinal(
+              holdingStart: piece.startMs, end: piece.endMs, recordedOffsetMs: offsetMs)
+            {
+              if hour != lastHour {
+                lastHour = hour
+                hoursWithSteps.insert(hour)
+              }
+            } else {
+              hourSplitter.splitInFull(
+                start: piece.startMs, end: piece.endMs, value: piece.value, recordedOffsetMs: offsetMs
+              ) { hour, part, _ in
+                guard part > 0 else { return }
+                lastHour = hour
+                hoursWithSteps.insert(hour)
+              }
+            }
+          }
           let share: Double
           if let ordinal = mergeSplitter.lastOrdinal(
             holdingStart: piece.startMs, end: piece.endMs, recordedOffsetMs: offsetMs)
@@ -543,7 +584,7 @@ extension SampleLog {
   /// Outputs), and for hours each hour's UTC offset.
   private func assembleBuckets(
     _ table: BucketTable, fixed: FixedRange, geometry: BucketGeometry, zone: ZoneOffsets?,
-    sourceCount: Int, options: CountingOptions
+    sourceCount: Int, hoursWithData: [Int64: Int], options: CountingOptions
   ) -> [Tally.Bucket] {
     let touchedSlots = (0..<table.count).filter(table.isTouched)
     let touched = touchedSlots.first.map {
@@ -563,6 +604,7 @@ extension SampleLog {
     for ordinal in first...last {
       let (day, hour) = geometry.firstDay(of: ordinal)
       var bucket = Tally.Bucket(firstDay: day, hour: hour)
+      bucket.hoursWithData = hoursWithData[ordinal] ?? 0
       var offsetMs: Int64? = nil
       if let slot = table.slot(ordinal), table.isTouched(slot) {
         bucket.steps = sums.steps[slot]

@@ -19,6 +19,11 @@ public struct Tally: Sendable {
     public var rawSteps: Double = 0
     /// Sum of the typed-in step samples only.
     public var manualSteps: Double = 0
+    /// How many local clock hours of the bucket hold counted steps: hours in
+    /// which a sample the policy admits added steps after the merge (the
+    /// usual proxy for wear time when only steps exist). With a day start
+    /// that is not on the hour, hour-long slots from the day start.
+    public var hoursWithData: Int = 0
     /// With ``CountingOptions/includesSourceBreakdown``: the steps each source
     /// contributed after the merge, in ``Tally/sources`` order; otherwise empty.
     public var stepsBySource: [Double] = []
@@ -119,6 +124,12 @@ public struct Tally: Sendable {
   /// most of them are kept in a temporary file (``CountedValues``).
   public var countedValues: CountedValues
 
+  /// The sources whose samples added counted steps to `bucket`, highest rank
+  /// first; needs ``CountingOptions/includesSourceBreakdown`` (empty without).
+  public func stepContributors(of bucket: Bucket) -> [SourceRow] {
+    zip(sources, bucket.stepsBySource).compactMap { source, steps in steps > 0 ? source : nil }
+  }
+
   /// The sum of every bucket.
   public var total: Bucket {
     var sum = Bucket(firstDay: buckets.first?.firstDay ?? LocalDate(daysSinceEpoch: 0))
@@ -127,6 +138,7 @@ public struct Tally: Sendable {
       sum.distanceMeters += bucket.distanceMeters
       sum.rawSteps += bucket.rawSteps
       sum.manualSteps += bucket.manualSteps
+      sum.hoursWithData += bucket.hoursWithData
     }
     return sum
   }

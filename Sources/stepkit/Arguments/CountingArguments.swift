@@ -23,6 +23,10 @@ struct CountingArguments: Sendable {
   var idRule: ExportIDRule
   /// Whether `--quiet` silences progress and notes on standard error.
   var quiet: Bool
+  /// When a day is valid (`--valid-day`), for the commands that print days.
+  var validDay: ValidDayRule
+  /// `--valid-day` when it was given: tables show the valid column only then.
+  var givenValidDay: ValidDayRule?
 
   /// The first export: the one a single-export run reads.
   var export: String { exports.first ?? "-" }
@@ -41,8 +45,10 @@ struct CountingArguments: Sendable {
   static let cohortOptions: [ArgumentSpec.Option] = [.jobs, .idFrom]
   /// `--from` and `--to`.
   static let rangeOptions: [ArgumentSpec.Option] = [.from, .to]
-  /// `--policy`, `--time-zone` and `--priority`.
-  static let policyOptions: [ArgumentSpec.Option] = [.policy, .timeZone, .priority]
+  /// `--policy`, `--time-zone`, `--day-start` and `--priority`.
+  static let policyOptions: [ArgumentSpec.Option] = [.policy, .timeZone, .dayStart, .priority]
+  /// `--valid-day`, for the commands that print days.
+  static let dayOptions: [ArgumentSpec.Option] = [.validDay]
 
   /// Reads the shared options from `parsed`.
   ///
@@ -79,6 +85,12 @@ struct CountingArguments: Sendable {
       }
       options.timeZone = value
     }
+    if let text = parsed.value(.dayStart) {
+      guard let value = DayStart(text) else {
+        throw UsageError("invalid --day-start '\(text)': expected a local time as HH:MM, 00:00 to 23:59")
+      }
+      options.dayStart = value
+    }
     if let text = parsed.value(.priority) {
       let names = text.split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
       guard !names.isEmpty else {
@@ -108,6 +120,16 @@ struct CountingArguments: Sendable {
       self.idRule = value
     }
     self.quiet = parsed.has(.quiet)
+    self.validDay = .default
+    if let text = parsed.value(.validDay) {
+      guard let value = ValidDayRule(text) else {
+        throw UsageError(
+          "invalid --valid-day '\(text)': expected hours:N, steps:N or hours:N,steps:N (e.g. hours:10,steps:500)"
+        )
+      }
+      self.validDay = value
+      self.givenValidDay = value
+    }
   }
 
   /// Reads `--format`, defaulting to `table` on a terminal and `fallback` elsewhere.

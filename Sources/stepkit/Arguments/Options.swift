@@ -21,6 +21,14 @@ extension ArgumentSpec.Option {
   static let timeZone = Self(
     "time-zone", value: "recorded|Area/City",
     help: "Where days begin: each sample's recorded UTC offset (default) or a named zone.")
+  /// `--day-start HH:MM`.
+  static let dayStart = Self(
+    "day-start", value: "HH:MM",
+    help: "Local time at which days (weeks, months) begin, e.g. 04:00 (default: 00:00, midnight).")
+  /// `--valid-day RULE`.
+  static let validDay = Self(
+    "valid-day", value: "hours:N|steps:N|hours:N,steps:N",
+    help: "When a day is valid: at least N hours with counted steps, N steps, or both (default: hours:10).")
   /// `--priority "Source A,Source B"`.
   static let priority = Self(
     "priority", value: "\"Source A,Source B\"",

@@ -17,6 +17,7 @@ struct ChartCommand: Subcommand {
     Examples:
       stepkit chart export.zip -o steps.svg
       stepkit chart export.zip -o steps.html --from 2026-10-01 --to 2026-12-31
+      stepkit chart export.zip -o steps.svg --day-start 04:00
     """
 
   static let arguments = ArgumentSpec(
@@ -61,7 +62,8 @@ struct ChartCommand: Subcommand {
         "\(TextFormatting.grouped(total.roundedSteps)) steps counted over \(days.count) days "
         + "(\(TextFormatting.grouped(total.roundedRawSteps)) raw, "
         + "\(TextFormatting.grouped(total.roundedManualSteps)) hand-typed); "
-        + "policy \(settings.counting.policy.rawValue), time zone \(settings.counting.timeZone)."
+        + "policy \(settings.counting.policy.rawValue), time zone \(settings.counting.timeZone)"
+        + (settings.counting.dayStart.isMidnight ? "." : ", days start at \(settings.counting.dayStart).")
       text = StepChart.html(days, title: title, summary: summary)
     } else {
       text = StepChart.svg(days, title: title)

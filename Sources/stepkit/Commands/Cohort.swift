@@ -127,7 +127,12 @@ enum Cohort {
     let progress = CohortProgress(
       total: members.count, live: console.errorIsTerminal && !settings.quiet,
       showsStatus: !console.outputIsTerminal, write: console.error)
-    let options = settings.counting
+    // Each day's row names the sources that added to it.
+    let options = { () -> CountingOptions in
+      var options = settings.counting
+      options.includesSourceBreakdown = true
+      return options
+    }()
     var failures: [(CohortMember, String)] = []
     let pool = ExportPool<CohortOutcome>(
       count: members.count, jobs: settings.jobs, window: keepsSamples ? settings.jobs : 4 * settings.jobs)
@@ -202,7 +207,9 @@ extension Cohort {
     switch format {
     case .csv:
       console.output((rows == .steps ? CSVFormatter.cohortHeader : CSVFormatter.cohortSourcesHeader) + "\n")
-    case .json: console.output(JSONFormatter.cohortStart(settings.counting, idRule: settings.idRule))
+    case .json:
+      console.output(
+        JSONFormatter.cohortStart(settings.counting, idRule: settings.idRule, rule: settings.validDay))
     case .table: break
     }
     var isFirst = true
@@ -211,15 +218,19 @@ extension Cohort {
       defer { isFirst = false }
       if format == .json {
         console.output(
-          (isFirst ? "" : ",\n") + JSONFormatter.cohortExport(member, outcome, days: rows == .steps))
+          (isFirst ? "" : ",\n")
+            + JSONFormatter.cohortExport(member, outcome, days: rows == .steps, rule: settings.validDay))
         return
       }
       guard case .counted(let tally, _, _, _) = outcome else { return }
       switch (format, rows) {
-      case (.csv, .steps): console.output(CSVFormatter.format(tally, export: member.id))
+      case (.csv, .steps):
+        console.output(CSVFormatter.format(tally, rule: settings.validDay, export: member.id))
       case (.csv, .sources): console.output(CSVFormatter.sources(tally, export: member.id))
       case (_, .steps):
-        console.output((isFirst ? "" : "\n") + TableFormatter.heading(member) + TableFormatter.steps(tally))
+        console.output(
+          (isFirst ? "" : "\n") + TableFormatter.heading(member)
+            + TableFormatter.steps(tally, rule: settings.givenValidDay))
       case (_, .sources):
         console.output((isFirst ? "" : "\n") + TableFormatter.heading(member) + TableFormatter.sources(tally))
       }

@@ -58,7 +58,7 @@ struct DemoCommand: Subcommand {
     let (log, _) = try ExportLoading.load(path, quiet: true, console: console)
     let tally = log.tally(CountingOptions())
     console.output("Steps in the bundled demo export (stepkit steps, policy health):\n\n")
-    console.output(TableFormatter.steps(tally))
+    console.output(TableFormatter.steps(tally, rule: nil))
     console.output("\n" + Self.explanation(tally.total) + "\n\n")
     console.output(
       """

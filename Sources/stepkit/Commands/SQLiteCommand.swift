@@ -8,9 +8,11 @@ struct SQLiteCommand: Subcommand {
   static let discussion = """
     Usage: stepkit sqlite EXPORT OUT.db [options]
 
-    Writes three tables (an existing OUT.db is replaced once the new one is
+    Writes four tables (an existing OUT.db is replaced once the new one is
     complete; after a failure it is left as it was):
-      days     date, steps, distance_m, raw_steps, manual_steps (as --format csv)
+      days     date, steps, distance_m, raw_steps, manual_steps,
+               hours_with_data, valid (as --format csv)
+      summary  the export's data yield, as `stepkit summary` prints it
       sources  rank, name, class, counted, device_models, sample counts, raw,
                counted and manual steps, distances, first_start, last_end
       samples  kind, start, end (UTC), utc_offset (seconds), local_date, value,
@@ -33,7 +35,7 @@ struct SQLiteCommand: Subcommand {
 
   static let arguments = ArgumentSpec(
     options: CountingArguments.rangeOptions + [.by] + CountingArguments.policyOptions
-      + CountingArguments.cohortOptions,
+      + CountingArguments.dayOptions + CountingArguments.cohortOptions,
     flags: [.quiet],
     positionals: [
       CountingArguments.exportsArgument,
@@ -58,7 +60,7 @@ struct SQLiteCommand: Subcommand {
       try SQLiteWriter(replacing: databasePath)
     }
     try CommandError.writing { () throws(OutputFileError) in
-      try writer.write(tally, log: log)
+      try writer.write(tally, log: log, rule: settings.validDay)
     }
     // The samples and counted values were read again: never commit rows read wrong.
     try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: console)
@@ -86,7 +88,7 @@ struct SQLiteCommand: Subcommand {
         case .counted(let tally, let log, let sampleCount, _):
           try writer.recordExport(
             id: member.id, file: member.path, samples: sampleCount, invalid: tally.invalid.count, error: nil)
-          if let log { try writer.write(tally, log: log, export: member.id) }
+          if let log { try writer.write(tally, log: log, export: member.id, rule: settings.validDay) }
           samples += sampleCount
           read += 1
         case .failed(let message):

@@ -14,13 +14,17 @@ struct StepsCommand: RowsCommand {
     overlapping iPhone, Apple Watch and app samples are counted once, from the
     highest-ranked source, and steps typed in by hand are left out.
     Columns: steps (counted), distance (walking + running), raw steps (every
-    sample added up, as a naive sum would) and hand-typed steps.
+    sample added up, as a naive sum would), hand-typed steps, hours with
+    data (local clock hours holding counted steps, a wear-time proxy) and
+    whether the day is valid by --valid-day. With several exports, the
+    sources that added counted steps to the day close each row.
 
     Examples:
       stepkit steps export.zip
       stepkit steps export.zip --from 2026-11-01 --to 2026-11-30 --format csv > november.csv
       stepkit steps export.xml --by week --time-zone Asia/Shanghai
       stepkit steps export.zip --policy device --format json
+      stepkit steps export.zip --day-start 04:00 --valid-day hours:10,steps:500
       stepkit steps export.zip --priority "Ada's Apple Watch,Pedometer++"
       unzip -p export.zip apple_health_export/export.xml | stepkit steps - --format csv
       stepkit steps cohort/ --format csv > cohort.csv
@@ -42,7 +46,7 @@ struct StepsCommand: RowsCommand {
     if !settings.quiet, let note = Self.emptyNote(tally, sampleCount: log.count, export: settings.export) {
       console.error(note)
     }
-    console.output(Self.render(tally, format: format, export: settings.export))
+    console.output(Self.render(tally, format: format, export: settings.export, settings: settings))
   }
 
   /// Why nothing was printed, when nothing was: no samples at all, or a
@@ -54,11 +58,13 @@ struct StepsCommand: RowsCommand {
   }
 
   /// The tally in `format`.
-  static func render(_ tally: Tally, format: OutputFormat, export: String) -> String {
+  static func render(_ tally: Tally, format: OutputFormat, export: String, settings: CountingArguments)
+    -> String
+  {
     switch format {
-    case .table: return TableFormatter.steps(tally)
-    case .csv: return CSVFormatter.format(tally)
-    case .json: return JSONFormatter.steps(tally, export: export)
+    case .table: return TableFormatter.steps(tally, rule: settings.givenValidDay)
+    case .csv: return CSVFormatter.format(tally, rule: settings.validDay)
+    case .json: return JSONFormatter.steps(tally, export: export, rule: settings.validDay)
     }
   }
 }

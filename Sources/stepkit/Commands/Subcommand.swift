@@ -57,7 +57,7 @@ extension RowsCommand {
   static var arguments: ArgumentSpec {
     ArgumentSpec(
       options: CountingArguments.rangeOptions + (fixedUnit == nil ? [.by] : [])
-        + CountingArguments.policyOptions
+        + CountingArguments.policyOptions + (rows == .steps ? CountingArguments.dayOptions : [])
         + [.format] + CountingArguments.cohortOptions,
       flags: [.quiet],
       positionals: [CountingArguments.exportsArgument])

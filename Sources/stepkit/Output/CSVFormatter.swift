@@ -1,20 +1,23 @@
 import Foundation
 import StepKitCore
 
-/// The `--format csv` output: the five contract columns, one row per bucket.
+/// The `--format csv` output: the contract columns, one row per bucket.
 enum CSVFormatter {
   /// The header, exactly as the command documents it.
-  static let header = "date,steps,distance_m,raw_steps,manual_steps"
+  static let header = "date,steps,distance_m,raw_steps,manual_steps,hours_with_data,valid"
 
-  /// The header of several exports in one run: the export id first.
-  static let cohortHeader = "export," + header
+  /// The header of several exports in one run: the export id first, the
+  /// contributing sources last.
+  static let cohortHeader = "export," + header + ",sources"
 
   /// Every bucket of `tally` as CSV, one line each: header first, or, for one
-  /// export of several, no header and the export id in a first column.
-  static func format(_ tally: Tally, export: String? = nil) -> String {
+  /// export of several, no header, the export id in a first column and the
+  /// sources that added counted steps in a last one. `valid` is `true` or
+  /// `false` by `rule` for days, empty for other buckets.
+  static func format(_ tally: Tally, rule: ValidDayRule = .default, export: String? = nil) -> String {
     let prefix = export.map { field($0) + "," }
-    // A row is at most about 70 bytes plus the export id.
-    var text = UTF8Text(reservingCapacity: (tally.buckets.count + 1) * (72 + (prefix?.utf8.count ?? 0)))
+    // A row is at most about 80 bytes plus the export id (and the sources).
+    var text = UTF8Text(reservingCapacity: (tally.buckets.count + 1) * (80 + (prefix?.utf8.count ?? 0)))
     if prefix == nil { text.append(header + "\n") }
     let unit = tally.options.unit
     for bucket in tally.buckets {
@@ -28,6 +31,14 @@ enum CSVFormatter {
       text.append(bucket.roundedRawSteps)
       text.append(ascii: ",")
       text.append(bucket.roundedManualSteps)
+      text.append(ascii: ",")
+      text.append(Int64(bucket.hoursWithData))
+      text.append(ascii: ",")
+      if unit == .day { text.append(rule.isValid(bucket) ? "true" : "false") }
+      if prefix != nil {
+        text.append(ascii: ",")
+        text.append(field(sourceList(tally.stepContributors(of: bucket))))
+      }
       text.append(ascii: "\n")
     }
     return text.string
@@ -62,6 +73,11 @@ enum CSVFormatter {
       String(roundedForOutput(row.countedDistanceMeters)),
       row.firstStart.map(TextFormatting.isoUTC) ?? "", row.lastEnd.map(TextFormatting.isoUTC) ?? "",
     ]
+  }
+
+  /// Source names as one field: `Ada’s Apple Watch; Ada’s iPhone`.
+  static func sourceList(_ sources: [Tally.SourceRow]) -> String {
+    sources.map(\.name).joined(separator: "; ")
   }
 
   /// One CSV field, quoted when it holds a comma, a quote or a line break.

@@ -4,11 +4,11 @@ import StepKitCore
 enum JSONFormatter {
   /// `stepkit steps --format json`: the options used, `days` (the CSV fields
   /// per bucket), `totals`, `sources` and `invalid`.
-  static func steps(_ tally: Tally, export: String) -> String {
-    let days = tally.buckets.map { bucket(bucket: $0, unit: tally.options.unit) }
+  static func steps(_ tally: Tally, export: String, rule: ValidDayRule = .default) -> String {
+    let days = tally.buckets.map { bucket(bucket: $0, unit: tally.options.unit, rule: rule) }
     let total = tally.total
     let object = JSONValue.object([
-      ("options", options(tally.options, export: export)),
+      ("options", options(tally.options, export: export, rule: rule)),
       ("days", .array(days)),
       ("totals", totals(total)),
       ("sources", .array(tally.sources.map(source))),
@@ -29,8 +29,8 @@ enum JSONFormatter {
 
   /// `stepkit steps --format json` with several exports, up to the first export:
   /// the options used and the opening of the `exports` array.
-  static func cohortStart(_ options: CountingOptions, idRule: ExportIDRule) -> String {
-    var members = optionMembers(options)
+  static func cohortStart(_ options: CountingOptions, idRule: ExportIDRule, rule: ValidDayRule) -> String {
+    var members = optionMembers(options, rule: rule)
     members.append(("id_from", .string(idRule.rawValue)))
     return "{\n  \"options\": " + JSONValue.object(members).rendered(indent: 2) + ",\n  \"exports\": [\n"
   }
@@ -41,7 +41,9 @@ enum JSONFormatter {
   /// One export of a cohort, as an element of `exports`: its id, file and
   /// error, and, for `steps` (`days` set), its days and totals, then its
   /// sources and invalid records; every day and source carries the export id.
-  static func cohortExport(_ member: CohortMember, _ outcome: CohortOutcome, days: Bool) -> String {
+  static func cohortExport(
+    _ member: CohortMember, _ outcome: CohortOutcome, days: Bool, rule: ValidDayRule = .default
+  ) -> String {
     var members: [(String, JSONValue)] = [("export", .string(member.id)), ("file", .string(member.path))]
     switch outcome {
     case .counted(let tally, _, _, _):
@@ -50,7 +52,12 @@ enum JSONFormatter {
         members.append(
           (
             "days",
-            .array(tally.buckets.map { bucket(bucket: $0, unit: tally.options.unit, export: member.id) })
+            .array(
+              tally.buckets.map {
+                bucket(
+                  bucket: $0, unit: tally.options.unit, rule: rule, export: member.id,
+                  sources: tally.stepContributors(of: $0))
+              })
           ))
         members.append(("totals", totals(tally.total)))
       }
@@ -70,10 +77,16 @@ enum JSONFormatter {
       ("distance_m", .integer(total.roundedDistanceMeters)),
       ("raw_steps", .integer(total.roundedRawSteps)),
       ("manual_steps", .integer(total.roundedManualSteps)),
+      ("hours_with_data", .integer(Int64(total.hoursWithData))),
     ])
   }
 
-  static func bucket(bucket: Tally.Bucket, unit: BucketUnit, export: String? = nil) -> JSONValue {
+  /// One bucket: the CSV fields, `valid` (`null` for buckets other than days)
+  /// and, in a cohort, the sources that added counted steps.
+  static func bucket(
+    bucket: Tally.Bucket, unit: BucketUnit, rule: ValidDayRule = .default, export: String? = nil,
+    sources: [Tally.SourceRow]? = nil
+  ) -> JSONValue {
     .object(
       (export.map { [("export", JSONValue.string($0))] } ?? []) + [
         ("date", .string(bucket.label(unit: unit))),
@@ -81,20 +94,28 @@ enum JSONFormatter {
         ("distance_m", .integer(bucket.roundedDistanceMeters)),
         ("raw_steps", .integer(bucket.roundedRawSteps)),
         ("manual_steps", .integer(bucket.roundedManualSteps)),
-      ])
+        ("hours_with_data", .integer(Int64(bucket.hoursWithData))),
+        ("valid", unit == .day ? .bool(rule.isValid(bucket)) : .null),
+      ] + (sources.map { [("sources", JSONValue.array($0.map { .string($0.name) }))] } ?? []))
   }
 
-  static func options(_ options: CountingOptions, export: String) -> JSONValue {
-    .object([("export", .string(export))] + optionMembers(options))
+  static func options(
+    _ options: CountingOptions, export: String?, rule: ValidDayRule = .default, idRule: ExportIDRule? = nil
+  ) -> JSONValue {
+    .object(
+      (export.map { [("export", JSONValue.string($0))] } ?? []) + optionMembers(options, rule: rule)
+        + (idRule.map { [("id_from", JSONValue.string($0.rawValue))] } ?? []))
   }
 
-  private static func optionMembers(_ options: CountingOptions) -> [(String, JSONValue)] {
+  private static func optionMembers(_ options: CountingOptions, rule: ValidDayRule) -> [(String, JSONValue)] {
     [
       ("from", .string(options.from?.description)),
       ("to", .string(options.to?.description)),
       ("by", .string(options.unit.rawValue)),
       ("policy", .string(options.policy.rawValue)),
       ("time_zone", .string(options.timeZone.description)),
+      ("day_start", .string(options.dayStart.description)),
+      ("valid_day", .string(rule.description)),
       ("priority", .array(options.ranking.explicitOrder.map { .string($0) })),
     ]
   }

@@ -15,6 +15,8 @@ indirect enum JSONValue: Equatable, Sendable {
   case array([JSONValue])
   case string(String)
   case integer(Int64)
+  /// A number written with `digits` decimals (`1234.5`).
+  case decimal(Double, digits: Int)
   case bool(Bool)
   case null
 
@@ -32,6 +34,7 @@ indirect enum JSONValue: Equatable, Sendable {
     switch self {
     case .string(let text): return Self.quoted(text)
     case .integer(let value): return String(value)
+    case .decimal(let value, let digits): return TextFormatting.fixed(value, digits: digits)
     case .bool(let value): return value ? "true" : "false"
     case .null: return "null"
     case .array(let items):

@@ -71,7 +71,26 @@ final class SQLiteWriter {
         steps INTEGER NOT NULL,
         distance_m INTEGER NOT NULL,
         raw_steps INTEGER NOT NULL,
-        manual_steps INTEGER NOT NULL\(cohort ? ",\n  PRIMARY KEY (export, date)" : "")
+        manual_steps INTEGER NOT NULL,
+        hours_with_data INTEGER NOT NULL,
+        valid INTEGER\(cohort ? ",\n  sources TEXT NOT NULL,\n  PRIMARY KEY (export, date)" : "")
+      );
+      CREATE TABLE summary (\(export)
+        first_day TEXT,
+        last_day TEXT,
+        days INTEGER NOT NULL,
+        days_with_data INTEGER NOT NULL,
+        valid_days INTEGER NOT NULL,
+        mean_valid_steps REAL,
+        median_valid_steps REAL,
+        steps INTEGER NOT NULL,
+        share_apple_watch REAL NOT NULL,
+        share_iphone REAL NOT NULL,
+        share_other REAL NOT NULL,
+        share_typed_in REAL NOT NULL,
+        typed_in_steps_left_out INTEGER NOT NULL,
+        valid_day TEXT NOT NULL,
+        day_start TEXT NOT NULL\(cohort ? ",\n  PRIMARY KEY (export)" : "")
       );
       CREATE TABLE sources (\(export)
         rank INTEGER \(cohort ? "NOT NULL" : "PRIMARY KEY"),
@@ -160,20 +179,31 @@ final class SQLiteWriter {
   ///   - log: The log the tally was made from.
   ///   - export: The export id, in a cohort database (after ``recordExport(id:file:samples:invalid:error:)``).
   /// - Throws: ``OutputFileError``.
-  func write(_ tally: Tally, log: SampleLog, export: String? = nil) throws(OutputFileError) {
+  func write(_ tally: Tally, log: SampleLog, export: String? = nil, rule: ValidDayRule = .default)
+    throws(OutputFileError)
+  {
     // In a cohort, column 1 of days, sources and samples (after samples.id) is the export id.
     let first: Int32 = isCohort ? 1 : 0
-    let dayInsert = try prepare("INSERT INTO days VALUES (\(Self.placeholders(5 + first)))")
+    let dayInsert = try prepare("INSERT INTO days VALUES (\(Self.placeholders(7 + 2 * first)))")
     defer { sqlite3_finalize(dayInsert) }
     if isCohort { bind(dayInsert, 1, export) }
+    let isDays = tally.options.unit == .day
     for bucket in tally.buckets {
       bind(dayInsert, first + 1, bucket.label(unit: tally.options.unit))
       sqlite3_bind_int64(dayInsert, first + 2, bucket.roundedSteps)
       sqlite3_bind_int64(dayInsert, first + 3, bucket.roundedDistanceMeters)
       sqlite3_bind_int64(dayInsert, first + 4, bucket.roundedRawSteps)
       sqlite3_bind_int64(dayInsert, first + 5, bucket.roundedManualSteps)
+      sqlite3_bind_int64(dayInsert, first + 6, Int64(bucket.hoursWithData))
+      if isDays {
+        sqlite3_bind_int64(dayInsert, first + 7, rule.isValid(bucket) ? 1 : 0)
+      } else {
+        sqlite3_bind_null(dayInsert, first + 7)
+      }
+      if isCohort { bind(dayInsert, first + 8, CSVFormatter.sourceList(tally.stepContributors(of: bucket))) }
       try step(dayInsert)
     }
+    if isDays { try writeSummary(DaySummary(tally, rule: rule), options: tally.options, export: export) }
     let sourceInsert = try prepare("INSERT INTO sources VALUES (\(Self.placeholders(14 + first)))")
     defer { sqlite3_finalize(sourceInsert) }
     if isCohort { bind(sourceInsert, 1, export) }
@@ -199,7 +229,7 @@ final class SQLiteWriter {
     if isCohort { bind(sampleInsert, 2, export) }
     let origins = log.origins
     // The same day rule as the days table, --time-zone included.
-    var days = LocalDayFinder(rule: tally.options.timeZone)
+    var days = LocalDayFinder(rule: tally.options.timeZone, dayStart: tally.options.dayStart)
     // In order, so that each block of the log and each page of the counted
     // values is read once.
     var counted = tally.countedValues.makeIterator()
@@ -221,6 +251,39 @@ final class SQLiteWriter {
       sqlite3_bind_int64(sampleInsert, first + 10, sample.isUserEntered ? 1 : 0)
       sqlite3_bind_double(sampleInsert, first + 11, counted.next() ?? 0)
       try step(sampleInsert)
+    }
+  }
+
+  /// One row of `summary`.
+  private func writeSummary(_ summary: DaySummary, options: CountingOptions, export: String?)
+    throws(OutputFileError)
+  {
+    let first: Int32 = isCohort ? 1 : 0
+    let insert = try prepare("INSERT INTO summary VALUES (\(Self.placeholders(15 + first)))")
+    defer { sqlite3_finalize(insert) }
+    if isCohort { bind(insert, 1, export) }
+    bind(insert, first + 1, summary.firstDay?.description)
+    bind(insert, first + 2, summary.lastDay?.description)
+    sqlite3_bind_int64(insert, first + 3, Int64(summary.days))
+    sqlite3_bind_int64(insert, first + 4, Int64(summary.daysWithData))
+    sqlite3_bind_int64(insert, first + 5, Int64(summary.validDays))
+    bind(insert, first + 6, summary.meanValidSteps)
+    bind(insert, first + 7, summary.medianValidSteps)
+    sqlite3_bind_int64(insert, first + 8, summary.steps)
+    for (offset, (sourceClass, _)) in SummaryFormatter.shareClasses.enumerated() {
+      sqlite3_bind_double(insert, first + 9 + Int32(offset), summary.stepShares[sourceClass] ?? 0)
+    }
+    sqlite3_bind_int64(insert, first + 13, summary.typedInStepsLeftOut)
+    bind(insert, first + 14, summary.rule.description)
+    bind(insert, first + 15, options.dayStart.description)
+    try step(insert)
+  }
+
+  private func bind(_ statement: OpaquePointer?, _ index: Int32, _ value: Double?) {
+    if let value {
+      sqlite3_bind_double(statement, index, value)
+    } else {
+      sqlite3_bind_null(statement, index)
     }
   }
 

@@ -8,7 +8,9 @@ enum TableFormatter {
   }
 
   /// The buckets of `tally` with a totals row.
-  static func steps(_ tally: Tally) -> String {
+  /// The buckets with their hours with data, and with `rule` (days only)
+  /// whether each day is valid.
+  static func steps(_ tally: Tally, rule: ValidDayRule?) -> String {
     let unit = tally.options.unit
     let dateHeader: String
     switch unit {
@@ -17,14 +19,19 @@ enum TableFormatter {
     case .week: dateHeader = "week of"
     case .month: dateHeader = "month"
     }
-    var rows: [[String]] = [[dateHeader, "steps", "km", "raw steps", "hand-typed"]]
+    let days = unit == .day && rule != nil
+    var rows: [[String]] = [
+      [dateHeader, "steps", "km", "raw steps", "hand-typed", "hours"] + (days ? ["valid"] : [])
+    ]
     for bucket in tally.buckets {
-      rows.append(cells(bucket, label: bucket.label(unit: unit)))
+      rows.append(
+        cells(bucket, label: bucket.label(unit: unit))
+          + (days ? [rule?.isValid(bucket) == true ? "yes" : "no"] : []))
     }
     let total = tally.total
-    let totalRow = cells(total, label: "total")
-    rows.append(totalRow)
-    var lines = TextFormatting.columns(rows, rightAligned: [false, true, true, true, true])
+    let validCount = tally.buckets.filter { rule?.isValid($0) == true }.count
+    rows.append(cells(total, label: "total") + (days ? ["\(validCount)"] : []))
+    var lines = TextFormatting.columns(rows, rightAligned: [false, true, true, true, true, true, true])
     let width = lines.map(TextFormatting.displayWidth).max() ?? 0
     lines.insert(String(repeating: "─", count: width), at: 1)
     lines.insert(String(repeating: "─", count: width), at: lines.count - 1)
@@ -38,6 +45,7 @@ enum TableFormatter {
       TextFormatting.kilometres(bucket.roundedDistanceMeters),
       TextFormatting.grouped(bucket.roundedRawSteps),
       TextFormatting.grouped(bucket.roundedManualSteps),
+      TextFormatting.grouped(Int64(bucket.hoursWithData)),
     ]
   }
 

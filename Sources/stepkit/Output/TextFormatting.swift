@@ -24,6 +24,19 @@ enum TextFormatting {
   }
 
   /// `text` right-aligned in `width` terminal columns.
+  /// `value` with `digits` decimals, rounded half away from zero, no grouping:
+  /// `fixed(1234.56, digits: 1)` is `1234.6`.
+  static func fixed(_ value: Double, digits: Int) -> String {
+    var scale: Int64 = 1
+    for _ in 0..<digits { scale *= 10 }
+    let scaled = roundedForOutput(value * Double(scale))
+    let whole = String(abs(scaled) / scale)
+    let sign = scaled < 0 ? "-" : ""
+    guard digits > 0 else { return sign + whole }
+    let fraction = String(abs(scaled) % scale + scale).dropFirst()
+    return sign + whole + "." + fraction
+  }
+
   static func padLeft(_ text: String, _ width: Int) -> String {
     String(repeating: " ", count: max(0, width - displayWidth(text))) + text
   }
