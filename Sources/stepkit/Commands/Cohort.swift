@@ -19,11 +19,23 @@ struct CohortMember: Equatable, Sendable {
   var path: String
 }
 
+/// What identifies an export file's contents: its SHA-256 and the `ExportDate` it names.
+struct ExportFingerprint: Equatable, Sendable {
+  /// The file's SHA-256, 64 lowercase hexadecimal digits.
+  var sha256: String
+  /// The export's own `ExportDate`, in UTC (`2026-04-26T08:00:00Z`), when read.
+  var exportDate: String?
+}
+
 /// What reading and counting one export of a cohort gave.
 enum CohortOutcome: Sendable {
   /// The export was read: its tally, its samples (kept only when the command
-  /// writes them), how many there were, and the note about its quirks, if any.
-  case counted(Tally, log: SampleLog?, sampleCount: Int, quirks: String?)
+  /// writes them), how many there were, the note about its quirks, if any,
+  /// and, when asked for, its fingerprint.
+  case counted(Tally, log: SampleLog?, sampleCount: Int, quirks: String?, fingerprint: ExportFingerprint?)
+  /// The file's SHA-256 is that of the export already imported under its id:
+  /// it was not read.
+  case unchanged(ExportFingerprint)
   /// The export could not be read: the message, with file, line and column.
   case failed(String)
 }
@@ -117,11 +129,15 @@ enum Cohort {
   ///   - keepsSamples: Whether outcomes keep their ``SampleLog`` (for
   ///     `sqlite`). Then at most `jobs` exports are held at once; otherwise a
   ///     log is dropped as soon as it is counted.
+  ///   - imported: With a value, each file's SHA-256 is taken first, and an
+  ///     export whose id maps to the same SHA-256 here is not read
+  ///     (``CohortOutcome/unchanged(_:)``); `nil`: no hashing.
   ///   - deliver: Receives each member and its outcome; an error it throws
   ///     stops the run (exports being read are finished and dropped).
   /// - Returns: Whether every export was read.
   static func run(
-    _ members: [CohortMember], settings: CountingArguments, keepsSamples: Bool, console: Console,
+    _ members: [CohortMember], settings: CountingArguments, keepsSamples: Bool,
+    imported: [String: String]? = nil, console: Console,
     deliver: (CohortMember, CohortOutcome) throws(CommandError) -> Void
   ) throws(CommandError) -> Bool {
     let progress = CohortProgress(
@@ -142,6 +158,17 @@ enum Cohort {
         progress.started(index, id: member.id)
         defer { progress.stopped(index) }
         do throws(CommandError) {
+          var fingerprint: ExportFingerprint? = nil
+          if let imported {
+            let sha256: String
+            do throws(SHA256.ReadError) {
+              sha256 = try SHA256.hexDigest(ofFile: member.path)
+            } catch {
+              throw .output(error.message)
+            }
+            if imported[member.id] == sha256 { return .unchanged(ExportFingerprint(sha256: sha256)) }
+            fingerprint = ExportFingerprint(sha256: sha256)
+          }
           // The exports are read in parallel already: each on one thread.
           let (log, info) = try ExportLoading.read(
             member.path, threads: 1,
@@ -150,9 +177,10 @@ enum Cohort {
             })
           let tally = log.tally(options, threads: 1)
           try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: nil)
+          fingerprint?.exportDate = info.exportedAt.map(TextFormatting.isoUTC)
           return .counted(
             tally, log: keepsSamples ? log : nil, sampleCount: log.count,
-            quirks: ExportLoading.quirkNote(info))
+            quirks: ExportLoading.quirkNote(info), fingerprint: fingerprint)
         } catch {
           return .failed(error.message())
         }
@@ -160,7 +188,9 @@ enum Cohort {
       deliver: { (index, outcome) throws(CommandError) in
         let member = members[index]
         switch outcome {
-        case .counted(let tally, _, let sampleCount, let quirks):
+        case .unchanged:
+          progress.finished(index, id: member.id, line: "unchanged")
+        case .counted(let tally, _, let sampleCount, let quirks, _):
           progress.finished(
             index, id: member.id, line: "\(TextFormatting.grouped(Int64(sampleCount))) samples")
           if !settings.quiet, let quirks { progress.print(quirks) }
@@ -222,7 +252,7 @@ extension Cohort {
             + JSONFormatter.cohortExport(member, outcome, days: rows == .steps, rule: settings.validDay))
         return
       }
-      guard case .counted(let tally, _, _, _) = outcome else { return }
+      guard case .counted(let tally, _, _, _, _) = outcome else { return }
       switch (format, rows) {
       case (.csv, .steps):
         console.output(CSVFormatter.format(tally, rule: settings.validDay, export: member.id))

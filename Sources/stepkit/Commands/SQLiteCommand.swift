@@ -1,14 +1,16 @@
+import Foundation
 import StepKitCore
 
 /// `stepkit sqlite EXPORT out.db`: days, sources and every sample in an SQLite
-/// database, for exploring with SQL.
+/// database, for exploring with SQL; into an existing cohort database, each
+/// export is added, replaced or skipped by its id.
 struct SQLiteCommand: Subcommand {
   static let name = "sqlite"
   static let abstract = "Write days, sources and every sample into an SQLite database."
   static let discussion = """
     Usage: stepkit sqlite EXPORT OUT.db [options]
 
-    Writes four tables (an existing OUT.db is replaced once the new one is
+    Writes these tables (an existing OUT.db is replaced once the new one is
     complete; after a failure it is left as it was):
       days     date, steps, distance_m, raw_steps, manual_steps,
                hours_with_data, valid (as --format csv)
@@ -18,46 +20,78 @@ struct SQLiteCommand: Subcommand {
       samples  kind, start, end (UTC), utc_offset (seconds), local_date, value,
                source, device_model, user_entered, and counted: what the sample
                counted for after the merge
+      settings the options the database was written with
     For Datasette, DuckDB, pandas or the sqlite3 shell.
 
     With several exports, or a folder of them (read in parallel, --jobs at a
     time), one database holds them all: an exports table (export, file,
-    samples, invalid, and error for an export that could not be read) and an
-    export column leading days, sources and samples, indexed for queries per
-    participant.
+    samples, invalid, error for an export that could not be read, sha256 of
+    the file, export_date, imported_at) and an export column leading days,
+    summary, sources and samples, indexed for queries per participant.
+
+    When OUT.db is already such a cohort database, it is updated in place:
+    an export whose id is new is added; one whose file has the SHA-256 of
+    the imported one is skipped without being read; a newer export of an id
+    (a later ExportDate) replaces that id's rows, in one transaction, so a
+    failure leaves the database as it was; an older one is skipped. Each
+    export gets a line saying what was done. The options must be those the
+    database was written with; --replace writes it anew instead.
 
     Examples:
       stepkit sqlite export.zip health.db
       sqlite3 health.db "SELECT source, SUM(value), SUM(counted) FROM samples WHERE kind = 'steps' GROUP BY source"
       stepkit sqlite cohort/ cohort.db
-      sqlite3 cohort.db "SELECT export, AVG(steps) FROM days GROUP BY export"
+      stepkit sqlite cohort/ cohort.db          (again, a month later: adds and replaces)
+      sqlite3 cohort.db "SELECT export, AVG(steps) FROM days WHERE valid GROUP BY export"
     """
 
   static let arguments = ArgumentSpec(
     options: CountingArguments.rangeOptions + [.by] + CountingArguments.policyOptions
       + CountingArguments.dayOptions + CountingArguments.cohortOptions,
-    flags: [.quiet],
+    flags: [.quiet, .replace],
     positionals: [
       CountingArguments.exportsArgument,
-      .init("OUT.db", help: "the SQLite database to write"),
+      .init("OUT.db", help: "the SQLite database to write or update"),
     ])
 
   var settings: CountingArguments
   var databasePath: String
+  /// `--replace`: write a new database even over a cohort database.
+  var replaces: Bool
 
   init(_ parsed: ParsedArguments, console: Console) throws(UsageError) {
     settings = try CountingArguments(parsed, trailingPositionals: 1)
     settings.counting.recordsCountedValues = true
     databasePath = parsed.positionals[parsed.positionals.count - 1]
+    replaces = parsed.has(.replace)
+  }
+
+  /// The options the database records in `settings`, and must match to be updated.
+  var databaseSettings: [(String, String)] {
+    let options = settings.counting
+    return [
+      ("by", options.unit.rawValue), ("policy", options.policy.rawValue),
+      ("time_zone", options.timeZone.description), ("day_start", options.dayStart.description),
+      ("priority", options.ranking.explicitOrder.joined(separator: ",")),
+      ("from", options.from?.description ?? ""), ("to", options.to?.description ?? ""),
+      ("valid_day", settings.validDay.description),
+    ]
   }
 
   func run(_ console: Console) throws(CommandError) {
     try CommandError.writing { () throws(OutputFileError) in try FileReplacement.checkTarget(databasePath) }
     let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    if !replaces,
+      let existing = try CommandError.writing({ () throws(OutputFileError) in
+        try SQLiteWriter.openExisting(databasePath)
+      })
+    {
+      return try update(existing, members: members, console: console)
+    }
     guard !isCohort else { return try runCohort(members, console: console) }
     let (log, tally) = try ExportLoading.count(settings, console: console)
     let writer = try CommandError.writing { () throws(OutputFileError) in
-      try SQLiteWriter(replacing: databasePath)
+      try SQLiteWriter(replacing: databasePath, settings: databaseSettings)
     }
     try CommandError.writing { () throws(OutputFileError) in
       try writer.write(tally, log: log, rule: settings.validDay)
@@ -74,29 +108,35 @@ struct SQLiteCommand: Subcommand {
     }
   }
 
-  /// Several exports in one database, in the members' order.
+  /// Several exports in one new database, in the members' order.
   private func runCohort(_ members: [CohortMember], console: Console) throws(CommandError) {
     let writer = try CommandError.writing { () throws(OutputFileError) in
-      try SQLiteWriter(replacing: databasePath, cohort: true)
+      try SQLiteWriter(replacing: databasePath, cohort: true, settings: databaseSettings)
     }
     var samples = 0
     var read = 0
-    let allRead = try Cohort.run(members, settings: settings, keepsSamples: true, console: console) {
-      member, outcome throws(CommandError) in
+    let importedAt = TextFormatting.isoUTC(Date())
+    let allRead = try Cohort.run(
+      members, settings: settings, keepsSamples: true, imported: [:], console: console
+    ) { member, outcome throws(CommandError) in
       try CommandError.writing { () throws(OutputFileError) in
         switch outcome {
-        case .counted(let tally, let log, let sampleCount, _):
+        case .counted(let tally, let log, let sampleCount, _, let fingerprint):
           try writer.recordExport(
-            id: member.id, file: member.path, samples: sampleCount, invalid: tally.invalid.count, error: nil)
+            id: member.id, file: member.path, samples: sampleCount, invalid: tally.invalid.count, error: nil,
+            fingerprint: fingerprint, importedAt: importedAt)
           if let log { try writer.write(tally, log: log, export: member.id, rule: settings.validDay) }
           samples += sampleCount
           read += 1
         case .failed(let message):
-          try writer.recordExport(id: member.id, file: member.path, samples: 0, invalid: 0, error: message)
+          try writer.recordExport(
+            id: member.id, file: member.path, samples: 0, invalid: 0, error: message, importedAt: importedAt)
+        case .unchanged:
+          break  // Nothing was imported before: never given.
         }
       }
       // The samples and counted values were read again: never commit rows read wrong.
-      if case .counted(let tally, let log?, _, _) = outcome {
+      if case .counted(let tally, let log?, _, _, _) = outcome {
         try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: nil)
       }
     }
@@ -108,4 +148,107 @@ struct SQLiteCommand: Subcommand {
     }
     if !allRead { throw .checkFailed }
   }
+
+  /// Adds, replaces or skips each export in an existing cohort database, one
+  /// transaction per export, and says which.
+  private func update(_ existing: SQLiteWriter.Existing, members: [CohortMember], console: Console)
+    throws(CommandError)
+  {
+    let writer = existing.writer
+    defer { try? writer.close() }
+    let differences = databaseSettings.filter { existing.settings[$0.0] != $0.1 }.map { key, value in
+      "--\(key.replacingOccurrences(of: "_", with: "-")) \(existing.settings[key].map { $0.isEmpty ? "(none)" : $0 } ?? "(unknown)") there, \(value.isEmpty ? "(none)" : value) here"
+    }
+    guard differences.isEmpty else {
+      throw .usage(
+        UsageError(
+          "\(databasePath) was written with other options (\(differences.joined(separator: "; "))): "
+            + "run with its options, or add --replace to write it anew"))
+    }
+    guard !settings.exports.contains("-") else {
+      throw .usage(
+        UsageError("- (standard input) cannot be added to a cohort database: give the export's file"))
+    }
+    let imported = existing.exports.compactMapValues { $0.failed ? nil : $0.sha256 }
+    let importedAt = TextFormatting.isoUTC(Date())
+    var added = 0
+    var replaced = 0
+    var skipped = 0
+    func note(_ line: String) { if !settings.quiet { console.error("stepkit: \(line)\n") } }
+    /// Runs `body` as one transaction: all of it is in the database, or none.
+    func transaction(_ body: () throws(CommandError) -> Void) throws(CommandError) {
+      try CommandError.writing { () throws(OutputFileError) in try writer.beginExport() }
+      do throws(CommandError) {
+        try body()
+        try CommandError.writing { () throws(OutputFileError) in try writer.commitExport() }
+      } catch {
+        writer.rollbackExport()
+        throw error
+      }
+    }
+    let allRead = try Cohort.run(
+      members, settings: settings, keepsSamples: true, imported: imported, console: console
+    ) { member, outcome throws(CommandError) in
+      let previous = existing.exports[member.id]
+      switch outcome {
+      case .unchanged:
+        skipped += 1
+        note("\(member.id): skipped: unchanged (the file imported \(previous?.importedAt ?? "before"))")
+      case .failed(let message):
+        if let previous, !previous.failed {
+          skipped += 1
+          note("\(member.id): skipped: could not be read; the export imported \(previous.importedAt) is kept")
+          return
+        }
+        try transaction { () throws(CommandError) in
+          try CommandError.writing { () throws(OutputFileError) in
+            if previous != nil { try writer.removeExport(member.id) }
+            try writer.recordExport(
+              id: member.id, file: member.path, samples: 0, invalid: 0, error: message, importedAt: importedAt
+            )
+          }
+        }
+        if previous == nil { added += 1 } else { replaced += 1 }
+        note("\(member.id): \(previous == nil ? "added" : "replaced") as unreadable")
+      case .counted(let tally, let log, let sampleCount, _, let fingerprint):
+        if let previous, !previous.failed, let old = previous.exportDate, let new = fingerprint?.exportDate,
+          new < old
+        {
+          skipped += 1
+          note("\(member.id): skipped: exported \(new), before the export imported (\(old))")
+          return
+        }
+        try transaction { () throws(CommandError) in
+          try CommandError.writing { () throws(OutputFileError) in
+            if previous != nil { try writer.removeExport(member.id) }
+            try writer.recordExport(
+              id: member.id, file: member.path, samples: sampleCount, invalid: tally.invalid.count,
+              error: nil, fingerprint: fingerprint, importedAt: importedAt)
+            if let log { try writer.write(tally, log: log, export: member.id, rule: settings.validDay) }
+          }
+          // The samples and counted values were read again: never commit rows read wrong.
+          if let log { try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: nil) }
+        }
+        let what =
+          "\(TextFormatting.grouped(Int64(sampleCount))) samples, exported \(fingerprint?.exportDate ?? "(no ExportDate)")"
+        if let previous {
+          replaced += 1
+          note("\(member.id): replaced (\(what); was exported \(previous.exportDate ?? "(no ExportDate)"))")
+        } else {
+          added += 1
+          note("\(member.id): added (\(what))")
+        }
+      }
+    }
+    try CommandError.writing { () throws(OutputFileError) in try writer.close() }
+    note("updated \(databasePath): \(added) added, \(replaced) replaced, \(skipped) skipped")
+    if !allRead { throw .checkFailed }
+  }
+}
+
+extension ArgumentSpec.Flag {
+  /// `--replace` of `stepkit sqlite`.
+  static let replace = Self(
+    "replace",
+    help: "Write OUT.db anew even when it is a cohort database (default: add and replace exports in it).")
 }

@@ -65,11 +65,13 @@ struct SummaryCommand: Subcommand {
       member, outcome in
       let fields: [(String, JSONValue)]
       switch outcome {
-      case .counted(let tally, _, _, _):
+      case .counted(let tally, _, _, _, _):
         fields = SummaryFormatter.fields(
           member, DaySummary(tally, rule: rule), options: settings.counting, rule: rule, error: nil)
       case .failed(let message):
         fields = SummaryFormatter.fields(member, nil, options: settings.counting, rule: rule, error: message)
+      case .unchanged:
+        return  // Only `sqlite` asks for fingerprints.
       }
       switch format {
       case .csv: console.output(SummaryFormatter.csvLine(fields))

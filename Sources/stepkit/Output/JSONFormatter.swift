@@ -46,7 +46,7 @@ enum JSONFormatter {
   ) -> String {
     var members: [(String, JSONValue)] = [("export", .string(member.id)), ("file", .string(member.path))]
     switch outcome {
-    case .counted(let tally, _, _, _):
+    case .counted(let tally, _, _, _, _):
       members.append(("error", .null))
       if days {
         members.append(
@@ -65,6 +65,11 @@ enum JSONFormatter {
       members.append(("invalid", invalid(tally.invalid)))
     case .failed(let message):
       members.append(("error", .string(message)))
+      if days { members += [("days", .array([])), ("totals", .null)] }
+      members += [("sources", .array([])), ("invalid", .null)]
+    case .unchanged:
+      // Only `sqlite` asks for fingerprints; nothing was read.
+      members.append(("error", .null))
       if days { members += [("days", .array([])), ("totals", .null)] }
       members += [("sources", .array([])), ("invalid", .null)]
     }

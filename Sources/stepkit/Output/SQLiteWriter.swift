@@ -6,12 +6,17 @@ import StepKitCore
 /// `libsqlite3`: tables `days`, `sources` and `samples`, with indexes, and for a
 /// cohort of exports an `exports` table and an `export` column in the others.
 ///
-/// The database is built in a temporary file beside the target and renamed over
-/// it by ``commit()`` (see ``FileReplacement``): until then, and after any
-/// failure, an existing database at the path is left exactly as it was.
+/// A new database is built in a temporary file beside the target and renamed
+/// over it by ``commit()`` (see ``FileReplacement``): until then, and after any
+/// failure, an existing database at the path is left exactly as it was. An
+/// existing cohort database is updated in place instead
+/// (``update(_:settings:)``), one export per transaction.
 final class SQLiteWriter {
   private var database: OpaquePointer?
-  private let file: FileReplacement
+  /// The replacement being built; `nil` when updating in place.
+  private let file: FileReplacement?
+  /// The database, as the command line named it.
+  private let path: String
   private let isCohort: Bool
   private var nextSampleID: Int64 = 1
 
@@ -26,8 +31,12 @@ final class SQLiteWriter {
   ///     table, and the export id in `days`, `sources` and `samples`).
   /// - Throws: ``OutputFileError`` when the path is not a regular file or the
   ///   temporary file cannot be created.
-  init(replacing path: String, cohort: Bool = false) throws(OutputFileError) {
-    file = try FileReplacement(replacing: path)
+  init(replacing path: String, cohort: Bool = false, settings: [(String, String)] = [])
+    throws(OutputFileError)
+  {
+    let file = try FileReplacement(replacing: path)
+    self.file = file
+    self.path = path
     isCohort = cohort
     var handle: OpaquePointer?
     let status = sqlite3_open_v2(file.temporaryPath, &handle, SQLITE_OPEN_READWRITE, nil)
@@ -38,6 +47,24 @@ final class SQLiteWriter {
     }
     try execute(Self.schema(cohort: cohort))
     try execute("BEGIN")
+    let insert = try prepare("INSERT INTO settings VALUES (?, ?)")
+    defer { sqlite3_finalize(insert) }
+    for (key, value) in settings {
+      bind(insert, 1, key)
+      bind(insert, 2, value)
+      try step(insert)
+    }
+  }
+
+  /// Opens an existing cohort database to update in place.
+  private init(updating path: String, database: OpaquePointer?) throws(OutputFileError) {
+    file = nil
+    self.path = path
+    self.database = database
+    isCohort = true
+    // A rollback journal, synced: a transaction is all or nothing, even across a crash.
+    try execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")
+    nextSampleID = try queryInt("SELECT COALESCE(MAX(id), 0) + 1 FROM samples")
   }
 
   deinit {
@@ -60,11 +87,21 @@ final class SQLiteWriter {
           file TEXT NOT NULL,
           samples INTEGER NOT NULL,
           invalid INTEGER NOT NULL,
-          error TEXT
+          error TEXT,
+          sha256 TEXT,
+          export_date TEXT,
+          imported_at TEXT NOT NULL
         );
 
         """
     }
+    sql += """
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+
+      """
     sql += """
       CREATE TABLE days (\(export)
         date TEXT \(cohort ? "NOT NULL" : "PRIMARY KEY"),
@@ -144,16 +181,22 @@ final class SQLiteWriter {
   ///   - invalid: Its invalid records; 0 when it failed.
   ///   - error: Why it could not be read, or `nil`.
   /// - Throws: ``OutputFileError``.
-  func recordExport(id: String, file path: String, samples: Int, invalid: Int, error: String?)
-    throws(OutputFileError)
-  {
-    let insert = try prepare("INSERT INTO exports VALUES (?, ?, ?, ?, ?)")
+  ///   - fingerprint: The file's SHA-256 and `ExportDate`, when known.
+  ///   - importedAt: When it was imported (ISO 8601, UTC).
+  func recordExport(
+    id: String, file path: String, samples: Int, invalid: Int, error: String?,
+    fingerprint: ExportFingerprint? = nil, importedAt: String
+  ) throws(OutputFileError) {
+    let insert = try prepare("INSERT INTO exports VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
     defer { sqlite3_finalize(insert) }
     bind(insert, 1, id)
     bind(insert, 2, path)
     sqlite3_bind_int64(insert, 3, Int64(samples))
     sqlite3_bind_int64(insert, 4, Int64(invalid))
     bind(insert, 5, error)
+    bind(insert, 6, fingerprint?.sha256)
+    bind(insert, 7, fingerprint?.exportDate)
+    bind(insert, 8, importedAt)
     try step(insert)
   }
 
@@ -161,6 +204,7 @@ final class SQLiteWriter {
   ///
   /// - Throws: ``OutputFileError``; the target is then left as it was.
   func commit() throws(OutputFileError) {
+    guard let file else { return try close() }
     try execute(Self.indexes(cohort: isCohort))
     try execute("COMMIT")
     let status = sqlite3_close(database)
@@ -227,6 +271,7 @@ final class SQLiteWriter {
     let sampleInsert = try prepare("INSERT INTO samples VALUES (\(Self.placeholders(11 + first)))")
     defer { sqlite3_finalize(sampleInsert) }
     if isCohort { bind(sampleInsert, 2, export) }
+    // The ids go on from the database's highest when it is updated.
     let origins = log.origins
     // The same day rule as the days table, --time-zone included.
     var days = LocalDayFinder(rule: tally.options.timeZone, dayStart: tally.options.dayStart)
@@ -297,14 +342,14 @@ final class SQLiteWriter {
     guard sqlite3_exec(database, sql, nil, nil, &message) == SQLITE_OK else {
       let text = message.map { String(cString: $0) } ?? "unknown error"
       sqlite3_free(message)
-      throw OutputFileError(path: file.path, message: text)
+      throw OutputFileError(path: path, message: text)
     }
   }
 
   private func prepare(_ sql: String) throws(OutputFileError) -> OpaquePointer? {
     var statement: OpaquePointer?
     guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK else {
-      throw OutputFileError(path: file.path, message: String(cString: sqlite3_errmsg(database)))
+      throw OutputFileError(path: path, message: String(cString: sqlite3_errmsg(database)))
     }
     return statement
   }
@@ -319,8 +364,134 @@ final class SQLiteWriter {
 
   private func step(_ statement: OpaquePointer?) throws(OutputFileError) {
     guard sqlite3_step(statement) == SQLITE_DONE else {
-      throw OutputFileError(path: file.path, message: String(cString: sqlite3_errmsg(database)))
+      throw OutputFileError(path: path, message: String(cString: sqlite3_errmsg(database)))
     }
     sqlite3_reset(statement)
+  }
+}
+
+// MARK: - Updating a cohort database in place
+
+extension SQLiteWriter {
+  /// An export as a cohort database records it.
+  struct ImportedExport: Equatable, Sendable {
+    /// The imported file's SHA-256 (`nil` in a row written without one).
+    var sha256: String?
+    /// Its `ExportDate`.
+    var exportDate: String?
+    /// When it was imported.
+    var importedAt: String
+    /// Whether it could not be read then (its `error`).
+    var failed: Bool
+  }
+
+  /// A cohort database opened for update, with what it holds.
+  struct Existing {
+    /// The writer, in place.
+    var writer: SQLiteWriter
+    /// Its exports by id.
+    var exports: [String: ImportedExport]
+    /// The options it was written with (its `settings` table).
+    var settings: [String: String]
+  }
+
+  /// Opens `path` for update when it is a cohort database `stepkit sqlite`
+  /// wrote (an SQLite file with an `exports` and a `settings` table).
+  ///
+  /// - Returns: The database and what it holds; `nil` when there is no file
+  ///   or it is another kind of file (then it is replaced as before).
+  /// - Throws: ``OutputFileError`` when it cannot be opened, or when it is a
+  ///   cohort database from an earlier `stepkit` (no SHA-256 recorded).
+  static func openExisting(_ path: String) throws(OutputFileError) -> Existing? {
+    guard Platform.fileKind(path).kind == .regular, let handle = FileHandle(forReadingAtPath: path) else {
+      return nil
+    }
+    let header = (try? handle.read(upToCount: 16)) ?? Data()
+    try? handle.close()
+    guard header == Data("SQLite format 3\u{0}".utf8) else { return nil }
+    var database: OpaquePointer?
+    guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
+      let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      sqlite3_close(database)
+      throw OutputFileError(path: path, message: message)
+    }
+    let writer = try SQLiteWriter(updating: path, database: database)
+    let tables = Set(
+      try writer.rows("SELECT name FROM sqlite_master WHERE type = 'table'").map { $0[0] ?? "" })
+    guard tables.contains("exports") else {
+      try writer.close()
+      return nil
+    }
+    let columns = Set(try writer.rows("PRAGMA table_info(exports)").map { $0[1] ?? "" })
+    guard columns.contains("sha256"), tables.contains("settings") else {
+      try? writer.close()
+      throw OutputFileError(
+        path: path,
+        message:
+          "it is a cohort database from an earlier stepkit, without the SHA-256 of its exports; "
+          + "add --replace to write it anew")
+    }
+    var exports: [String: ImportedExport] = [:]
+    for row in try writer.rows(
+      "SELECT export, sha256, export_date, imported_at, error IS NOT NULL FROM exports")
+    {
+      exports[row[0] ?? ""] = ImportedExport(
+        sha256: row[1], exportDate: row[2], importedAt: row[3] ?? "", failed: row[4] == "1")
+    }
+    var settings: [String: String] = [:]
+    for row in try writer.rows("SELECT key, value FROM settings") { settings[row[0] ?? ""] = row[1] ?? "" }
+    return Existing(writer: writer, exports: exports, settings: settings)
+  }
+
+  /// Starts one export's transaction (updating in place).
+  func beginExport() throws(OutputFileError) { try execute("BEGIN IMMEDIATE") }
+
+  /// Commits one export's transaction: its rows are in the database on disk.
+  func commitExport() throws(OutputFileError) { try execute("COMMIT") }
+
+  /// Undoes one export's transaction after a failure: the database is as before it began.
+  func rollbackExport() { sqlite3_exec(database, "ROLLBACK", nil, nil, nil) }
+
+  /// Removes every row of export `id` (inside an export's transaction).
+  func removeExport(_ id: String) throws(OutputFileError) {
+    for table in ["days", "summary", "sources", "samples", "exports"] {
+      let delete = try prepare("DELETE FROM \(table) WHERE export = ?")
+      defer { sqlite3_finalize(delete) }
+      bind(delete, 1, id)
+      try step(delete)
+    }
+  }
+
+  /// Closes a database updated in place.
+  func close() throws(OutputFileError) {
+    let status = sqlite3_close(database)
+    database = nil
+    guard status == SQLITE_OK else {
+      throw OutputFileError(path: path, message: "cannot close the database (SQLite error \(status))")
+    }
+  }
+
+  /// The rows `sql` returns, as text (`nil` for NULL).
+  private func rows(_ sql: String) throws(OutputFileError) -> [[String?]] {
+    let statement = try prepare(sql)
+    defer { sqlite3_finalize(statement) }
+    var result: [[String?]] = []
+    while sqlite3_step(statement) == SQLITE_ROW {
+      result.append(
+        (0..<sqlite3_column_count(statement)).map { column in
+          sqlite3_column_text(statement, column).map { String(cString: $0) }
+        })
+    }
+    return result
+  }
+
+  /// The integer the one-row, one-column `sql` returns.
+  private func queryInt(_ sql: String) throws(OutputFileError) -> Int64 {
+    let statement = try prepare(sql)
+    defer { sqlite3_finalize(statement) }
+    guard sqlite3_step(statement) == SQLITE_ROW else {
+      throw OutputFileError(path: path, message: String(cString: sqlite3_errmsg(database)))
+    }
+    return sqlite3_column_int64(statement, 0)
   }
 }
