@@ -3,7 +3,8 @@ import StepKitCore
 /// The `--format json` outputs: one object per run.
 enum JSONFormatter {
   /// `stepkit steps --format json`: the options used, `days` (the CSV fields
-  /// per bucket), `totals`, `sources` and `invalid`.
+  /// per bucket), `totals`, for days the `summary` (as `stepkit summary`),
+  /// `sources` and `invalid`.
   static func steps(_ tally: Tally, export: String, rule: ValidDayRule = .default) -> String {
     let days = tally.buckets.map { bucket(bucket: $0, unit: tally.options.unit, rule: rule) }
     let total = tally.total
@@ -11,6 +12,7 @@ enum JSONFormatter {
       ("options", options(tally.options, export: export, rule: rule)),
       ("days", .array(days)),
       ("totals", totals(total)),
+      ("summary", summary(tally, rule: rule)),
       ("sources", .array(tally.sources.map(source))),
       ("invalid", invalid(tally.invalid)),
     ])
@@ -60,6 +62,7 @@ enum JSONFormatter {
               })
           ))
         members.append(("totals", totals(tally.total)))
+        members.append(("summary", summary(tally, rule: rule)))
       }
       members.append(("sources", .array(tally.sources.map { source($0, export: member.id) })))
       members.append(("invalid", invalid(tally.invalid)))
@@ -74,6 +77,13 @@ enum JSONFormatter {
       members += [("sources", .array([])), ("invalid", .null)]
     }
     return "    " + JSONValue.object(members).rendered(indent: 4)
+  }
+
+  /// The export's ``DaySummary`` as `stepkit summary` writes it, or `null` for buckets other than days.
+  static func summary(_ tally: Tally, rule: ValidDayRule) -> JSONValue {
+    guard tally.options.unit == .day else { return .null }
+    return .object(
+      SummaryFormatter.members(DaySummary(tally, rule: rule), options: tally.options, rule: rule))
   }
 
   static func totals(_ total: Tally.Bucket) -> JSONValue {

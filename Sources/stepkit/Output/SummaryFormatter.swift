@@ -21,8 +21,15 @@ enum SummaryFormatter {
   )
     -> [(String, JSONValue)]
   {
-    var fields: [(String, JSONValue)] = [("export", .string(member.id)), ("file", .string(member.path))]
-    fields += [
+    [("export", .string(member.id)), ("file", .string(member.path))]
+      + members(summary, options: options, rule: rule) + [("error", .string(error))]
+  }
+
+  /// The summary's own fields, from `first_day` to `day_start` (all `null` without a summary).
+  static func members(_ summary: DaySummary?, options: CountingOptions, rule: ValidDayRule) -> [(
+    String, JSONValue
+  )] {
+    var fields: [(String, JSONValue)] = [
       ("first_day", .string(summary?.firstDay?.description)),
       ("last_day", .string(summary?.lastDay?.description)),
       ("days", .integer(summary?.days)),
@@ -39,7 +46,6 @@ enum SummaryFormatter {
       ("typed_in_steps_left_out", summary.map { .integer($0.typedInStepsLeftOut) } ?? .null),
       ("valid_day", .string(rule.description)),
       ("day_start", .string(options.dayStart.description)),
-      ("error", .string(error)),
     ]
     return fields
   }
