@@ -82,14 +82,21 @@ public enum ExportReader {
     progress: (@Sendable (ExportProgress) -> Void)? = nil
   ) throws -> ExportInfo {
     let opened = try open(input)
+    var info: ExportInfo
     if threads > 1, let file = opened.file {
       let settings = ParallelExportReader.Settings.automatic(threads: threads, byteCount: file.byteCount)
-      return try ParallelExportReader.read(file, into: &log, settings: settings, progress: progress)
+      info = try ParallelExportReader.read(file, into: &log, settings: settings, progress: progress)
+    } else if threads > 1, let (archive, entry) = opened.zip,
+      entry.uncompressedSize >= minimumStretchedEntryBytes
+    {
+      info = try readStretched(archive, entry, into: &log, threads: threads, progress: progress)
+    } else {
+      info = try read(source: opened.source(), entryName: opened.entryName, into: &log, progress: progress)
     }
-    if threads > 1, let (archive, entry) = opened.zip, entry.uncompressedSize >= minimumStretchedEntryBytes {
-      return try readStretched(archive, entry, into: &log, threads: threads, progress: progress)
+    if let (archive, entry) = opened.zip {
+      info.otherXMLEntryNames = HealthXMLLocator.otherHealthExportEntries(in: archive, besides: entry)
     }
-    return try read(source: opened.source(), entryName: opened.entryName, into: &log, progress: progress)
+    return info
   }
 
   /// Zip entries smaller than this are scanned on one thread while they inflate on another.
@@ -170,7 +177,7 @@ public enum ExportReader {
       // Room for as many samples as the file can hold, reserved up front so that
       // the log never grows by copying itself: untouched capacity costs address
       // space, not memory, so the peak stays the samples themselves.
-      decoder.log.reserveCapacity(decoder.log.count + Int(clamping: expected / bytesPerSmallestSample))
+      decoder.log.reserveCapacity(decoder.log.count + reservedSamples(forBytes: expected))
     }
     while case .record = try decoder.step() {}
     return decoder.info
@@ -179,6 +186,18 @@ public enum ExportReader {
   /// About the fewest bytes a step or distance record with its dates takes
   /// in an export (no device, a one-letter source name).
   static let bytesPerSmallestSample: Int64 = 192
+
+  /// How many samples to reserve room for ahead of reading `byteCount` bytes.
+  ///
+  /// A zip directory's size is a claim, not a fact: the reservation stops
+  /// at ``mostReservedBytes``' worth, and the log grows past it as it fills.
+  static func reservedSamples(forBytes byteCount: Int64) -> Int {
+    Int(min(max(byteCount, 0), mostReservedBytes) / bytesPerSmallestSample)
+  }
+
+  /// The most input bytes a reservation is made for (a 4 GiB export's
+  /// block table, about 8 MiB of address space).
+  static let mostReservedBytes: Int64 = 4 << 30
 
   /// Opens `input` and names the zip entry it reads, if any.
   ///
@@ -212,8 +231,11 @@ public enum ExportReader {
     let head = try file.readBytes(at: 0, count: Int(min(file.byteCount, 64)), what: "file signature")
     switch classify(head[...], name: path) {
     case .zip: return try openZip(ZipArchive(source: file))
+    case .notAZip where isArchive(file), .unknown where isArchive(file):
+      // A self-extracting archive: a program first, the zip after it.
+      return try openZip(ZipArchive(source: file))
     case .notAZip: throw HealthExportError.notAZip(path: path)
-    case .xml: return Opened(source: file.range(from: 0, to: nil), file: file)
+    case .xml, .unknown: return Opened(source: file.range(from: 0, to: nil), file: file)
     }
   }
 
@@ -229,12 +251,23 @@ public enum ExportReader {
 
   private static func openData(_ data: Data, name: String) throws -> Opened {
     let kind = classify(ArraySlice(data.prefix(64)), name: name)
-    if kind == .zip { return try openZip(ZipArchive(source: MemoryByteSource(data, displayName: name))) }
+    let bytes = MemoryByteSource(data, displayName: name)
+    if kind == .zip || (kind != .xml && isArchive(bytes)) { return try openZip(ZipArchive(source: bytes)) }
     if kind == .notAZip { throw HealthExportError.notAZip(path: name) }
     return Opened(source: MemoryChunkSource(data, displayName: name))
   }
 
-  private enum Kind { case zip, xml, notAZip }
+  /// What the first bytes say: a zip, XML, neither in a file named `.zip`,
+  /// or neither in a file named otherwise (read as XML, which then fails
+  /// with the reason, unless a zip archive follows a program in front).
+  private enum Kind { case zip, xml, notAZip, unknown }
+
+  /// Whether `source`, which does not start as a zip does, ends with a zip
+  /// archive's directory: a self-extracting archive (a program, then the zip).
+  private static func isArchive(_ source: any RandomAccessByteSource) -> Bool {
+    guard let archive = try? ZipArchive(source: source) else { return false }
+    return !archive.entries.isEmpty
+  }
 
   /// A source to scan and the zip entry it reads, if any.
   private struct Opened {
@@ -277,7 +310,7 @@ public enum ExportReader {
     var i = bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0
     while i < bytes.count, ByteScanning.isSpace(bytes[i]) { i += 1 }
     if i < bytes.count, bytes[i] == UInt8(ascii: "<") { return .xml }
-    return name.lowercased().hasSuffix(".zip") ? .notAZip : .xml
+    return name.lowercased().hasSuffix(".zip") ? .notAZip : .unknown
   }
 
   private static func openZip(_ archive: ZipArchive) throws -> Opened {

@@ -12,6 +12,9 @@ public struct ExportInfo: Sendable, Hashable {
   /// The zip entry the XML was read from (`apple_health_export/export.xml`,
   /// `apple_health_export/导出.xml`), or `nil` for a plain XML file.
   public var xmlEntryName: String?
+  /// Other entries of the zip archive that hold a Health export too, which
+  /// were not read (``xmlEntryName`` was: the first under a known name).
+  public var otherXMLEntryNames: [String] = []
   /// The `locale` attribute of `<HealthData>` (`en_GB`, `zh_CN`).
   public var locale: String?
   /// The export date exactly as written (`2016-04-15 07:27:26 +0100`).

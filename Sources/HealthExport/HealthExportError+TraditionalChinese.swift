@@ -31,6 +31,8 @@ extension HealthExportError {
     case .noValidRecords(let file, let count, let examples):
       let shown = examples.prefix(3).map(\.description).joined(separator: "; ")
       return "\(file) 中的 \(count) 筆步數和距離紀錄全部無效，無法計數。前幾筆：\(shown)"
+    case .noHealthExportXML(let path, let entries) where entries.isEmpty:
+      return "\(path) 是一個空的 zip 壓縮檔，其中沒有任何檔案，也就沒有「健康」匯出的 XML。"
     case .noHealthExportXML(let path, let entries):
       let list = entries.prefix(20).joined(separator: ", ")
       let more = entries.count > 20 ? " 等 \(entries.count) 項" : ""

@@ -107,6 +107,10 @@ public enum HealthExportError: Error, Equatable, Sendable, LocalizedError {
       return zh
         ? "\(file) 中的 \(count) 条步数和距离记录全部无效，无法计数。前几条：\(shown)"
         : "\(file): none of its \(count) step and distance records can be counted. The first: \(shown)"
+    case .noHealthExportXML(let path, let entries) where entries.isEmpty:
+      return zh
+        ? "\(path) 是一个空的 zip 压缩包，其中没有任何文件，也就没有“健康”导出的 XML。"
+        : "\(path) is an empty zip archive: it holds no files, so no Health export XML (<HealthData>)."
     case .noHealthExportXML(let path, let entries):
       let list = entries.prefix(20).joined(separator: ", ")
       let more = entries.count > 20 ? (zh ? " 等 \(entries.count) 项" : " and \(entries.count - 20) more") : ""

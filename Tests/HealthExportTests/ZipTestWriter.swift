@@ -38,6 +38,8 @@ struct ZipTestWriter {
     var truncateCompressedTo: Int? = nil
     /// The deflate level (1–9; 0 writes deflate's stored blocks).
     var level: Int32 = 6
+    /// Declares this uncompressed size in both headers instead of the real one (a lying directory).
+    var declaredUncompressedSize: UInt64? = nil
   }
 
   private struct Central {
@@ -74,7 +76,8 @@ struct ZipTestWriter {
     if options.dataDescriptor { flags |= 0x0008 }
     let method = options.methodNumberOverride ?? (options.method == .stored ? 0 : 8)
     let uncompressedSize =
-      options.truncateCompressedTo != nil && options.method == .stored ? data.count : contents.count
+      options.declaredUncompressedSize.map { Int(truncatingIfNeeded: $0) }
+      ?? (options.truncateCompressedTo != nil && options.method == .stored ? data.count : contents.count)
     let offset = bytes.count
 
     // Local header.

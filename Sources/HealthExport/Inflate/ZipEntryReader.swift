@@ -54,6 +54,16 @@ final class ZipEntryReader {
       }
       inflater = nil
     case 8:
+      // A declared size is a claim about the data, never a budget: one that
+      // deflate cannot make of the compressed bytes is the lie it is.
+      let most = Self.mostInflatedBytes(fromCompressed: entry.compressedSize)
+      guard entry.uncompressedSize <= most else {
+        throw HealthExportError.corruptZip(
+          path: archive.displayName,
+          detail: "\(entry.name) declares \(entry.uncompressedSize) bytes uncompressed, more than the"
+            + " \(most) that deflate can make of its \(entry.compressedSize) compressed bytes",
+          byteOffset: entry.centralDirectoryOffset)
+      }
       inflater = try engine.makeDecoder(entryName: displayName)
     default:
       throw HealthExportError.unsupportedCompression(entry: displayName, method: Int(entry.method))
@@ -65,6 +75,14 @@ final class ZipEntryReader {
   }
 
   deinit { input.deallocate() }
+
+  /// The most bytes deflate can inflate `compressed` bytes to: a 258-byte
+  /// match coded in two bits, 1032 bytes a byte (RFC 1951), and a little
+  /// for a stream shorter than its block header.
+  static func mostInflatedBytes(fromCompressed compressed: Int64) -> Int64 {
+    let (product, overflow) = max(compressed, 0).multipliedReportingOverflow(by: 1032)
+    return overflow ? Int64.max : product + 1032
+  }
 
   /// Bytes delivered so far.
   var bytesProduced: Int64 { produced }

@@ -127,7 +127,7 @@ enum ParallelExportReader {
     defer { run.stretches = stretches.knownCount }
 
     // Room for as many samples as the file can hold, as the sequential reader reserves.
-    log.reserveCapacity(log.count + Int(clamping: size / ExportReader.bytesPerSmallestSample))
+    log.reserveCapacity(log.count + ExportReader.reservedSamples(forBytes: size))
     log.append(contentsOf: header.log)
     var state = MergedState(info: header.info, linesBefore: header.lines)
     var context = header.context
@@ -348,7 +348,7 @@ enum ParallelExportReader {
     var decoder = ExportDecoder(
       source: source, resuming: resumption, stopsAtSeam: !isLast, bufferBytes: settings.bufferBytes)
     decoder.log = context.origins
-    decoder.log.reserveCapacity(Int(clamping: byteCount / ExportReader.bytesPerSmallestSample))
+    decoder.log.reserveCapacity(ExportReader.reservedSamples(forBytes: byteCount))
     var verified = false
     do {
       switch try decoder.step() {

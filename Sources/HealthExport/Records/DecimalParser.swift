@@ -109,7 +109,9 @@ enum DecimalParser {
   }
 
   private static func slowParse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-    guard bytes.count > 0, bytes.count < 400 else { return nil }
+    // The standard library's parser reads a C string: a NUL would end the
+    // number early (`10\0` `0` read as 10) instead of making it unreadable.
+    guard bytes.count > 0, bytes.count < 400, !bytes.contains(0) else { return nil }
     return Double(String(decoding: bytes, as: UTF8.self))
   }
 }

@@ -250,8 +250,11 @@ struct ExportDecoder: ~Copyable {
 
   private mutating func exportDate() throws {
     var cursor = scanner.nameEnd
+    var seen = false
     while let attribute = try scanner.nextAttribute(&cursor) {
       guard scanner.attributeNameIs(attribute, "value") else { continue }
+      if seen { throw scanner.duplicateAttribute(attribute) }
+      seen = true
       let text = try scanner.decodedValue(attribute)
       info.exportDate = text
       if let parsed = ExportDateParser.parse(text) {
@@ -348,10 +351,10 @@ struct ExportDecoder: ~Copyable {
 
   /// The layout of the current start tag's attributes.
   @inline(__always)
-  private mutating func recordLayout() -> RecordLayout {
-    guard let key = scanner.attributeLayout else { return workOutRecordLayout() }
+  private mutating func recordLayout() throws -> RecordLayout {
+    guard let key = scanner.attributeLayout else { return try workOutRecordLayout() }
     for slot in layoutKeys.indices where layoutKeys[slot] == key { return layouts[slot] }
-    let layout = workOutRecordLayout()
+    let layout = try workOutRecordLayout()
     if layoutKeys.count < Self.keptLayouts {
       layoutKeys.append(key)
       layouts.append(layout)
@@ -363,7 +366,9 @@ struct ExportDecoder: ~Copyable {
     return layout
   }
 
-  private func workOutRecordLayout() -> RecordLayout {
+  private func workOutRecordLayout() throws -> RecordLayout {
+    // A layout met before had its names checked then (a layout fixes them).
+    try scanner.checkDistinctAttributeNames()
     var layout = RecordLayout()
     for index in 0..<scanner.attributeCount {
       let attribute = scanner.attribute(index)
@@ -397,7 +402,7 @@ struct ExportDecoder: ~Copyable {
       type = first
     } else {
       try scanner.readAttributes()
-      let layout = recordLayout()
+      let layout = try recordLayout()
       guard layout.type >= 0 else { return }
       type = scanner.attribute(layout.type)
     }
@@ -412,7 +417,7 @@ struct ExportDecoder: ~Copyable {
     if let present = try scanner.readAttributes(expecting: &recordAttributes, first: type) {
       try decodeSample(kind: kind, layout: recordLayout(present: present))
     } else {
-      try decodeSample(kind: kind, layout: recordLayout())
+      try decodeSample(kind: kind, layout: try recordLayout())
     }
   }
 
@@ -446,6 +451,9 @@ struct ExportDecoder: ~Copyable {
     if let exportedAtMs, start.epochMilliseconds > exportedAtMs {
       return invalid(.startsAfterExport)
     }
+    if start.epochMilliseconds < Self.earliestPlausibleStartMs {
+      return invalid(.startsBeforeHealthKit)
+    }
     if kind == .distance {
       guard let unit else { return invalid(.missingAttribute("unit")) }
       if let factor = LengthUnit.metresPerUnit(utf8: scanner.rawValue(unit)) {
@@ -456,6 +464,14 @@ struct ExportDecoder: ~Copyable {
         guard let factor = LengthUnit.metresPerUnit(name) else { return invalid(.unknownUnit(name)) }
         number *= factor
       }
+    } else if let unit, !scanner.attributeValueIs(unit, "count") {
+      let name = try scanner.decodedValue(unit)
+      if name != "count" { return invalid(.notACount(name)) }
+    }
+    if end.epochMilliseconds >= start.epochMilliseconds,
+      SampleLog.isImplausible(value: number, startMs: start.epochMilliseconds, endMs: end.epochMilliseconds)
+    {
+      return invalid(.implausibleValue)
     }
     let rawSource = scanner.rawValue(source)
     let rawDevice = device.map { scanner.rawValue($0) }
@@ -475,7 +491,7 @@ struct ExportDecoder: ~Copyable {
         }
       }
       guard let registered = log.origin(source: name, device: parsedDevice) else {
-        return invalid(.outOfRange)
+        return invalid(.tooManySources)
       }
       origins.insert(source: rawSource, device: rawDevice, origin: registered)
       origin = registered
@@ -498,6 +514,16 @@ struct ExportDecoder: ~Copyable {
   }
 
   // MARK: - Records read straight from their bytes
+
+  /// The earliest start a sample from an export may have: 2000-01-01 00:00
+  /// UTC. HealthKit came with iOS 8 in September 2014; apps import older
+  /// history into it (pedometers and trackers of the 2000s), so the limit
+  /// leaves fourteen years for that. Anything earlier is a device clock
+  /// reset (to 1970, or year 1) and is reported invalid (COUNTING.md, Inputs).
+  static let earliestPlausibleStartMs: Int64 = 946_684_800_000
+
+  /// A step record's unit.
+  private static let countUnit: StaticString = "count"
 
   /// The bytes of a step record's `type` value and its closing quote.
   private static let stepType: StaticString = "HKQuantityTypeIdentifierStepCount\""
@@ -600,10 +626,17 @@ struct ExportDecoder: ~Copyable {
       var number = DecimalParser.parse(paddedBytes: bytes(value))
     else { return false }
     if let exportedAtMs, span.startMs > exportedAtMs { return false }
+    if span.startMs < Self.earliestPlausibleStartMs { return false }
     if kind == .distance {
       guard let factor = LengthUnit.metresPerUnit(utf8: bytes(unit)) else { return false }
       number *= factor
+    } else if present & 0b1_0000 != 0 {
+      let unitBytes = bytes(unit)
+      guard unitBytes.count == 5, ByteScanning.equal(unitBytes.baseAddress!, Self.countUnit) else {
+        return false
+      }
     }
+    if SampleLog.isImplausible(value: number, startMs: span.startMs, endMs: span.endMs) { return false }
     let deviceBytes = present & 0b1000 != 0 ? bytes(device) : nil
     guard let origin = origins.findPlain(source: bytes(source), device: deviceBytes),
       SampleLog.rejection(
@@ -739,10 +772,14 @@ struct ExportDecoder: ~Copyable {
     var cursor = scanner.nameEnd
     var isUserEnteredKey = false
     var value: XMLAttribute?
+    var keySeen = false
     while let attribute = try scanner.nextAttribute(&cursor) {
       if scanner.attributeNameIs(attribute, "key") {
+        if keySeen { throw scanner.duplicateAttribute(attribute) }
+        keySeen = true
         isUserEnteredKey = scanner.attributeValueIs(attribute, "HKWasUserEntered")
       } else if scanner.attributeNameIs(attribute, "value") {
+        if value != nil { throw scanner.duplicateAttribute(attribute) }
         value = attribute
       }
     }

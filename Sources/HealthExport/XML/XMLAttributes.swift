@@ -385,6 +385,35 @@ extension XMLScanner {
       && ByteScanning.equal(buffer + attribute.nameStart, name)
   }
 
+  /// Throws when two of the current start tag's attributes (as lexed, see
+  /// ``readAttributes()``) have one name: XML 1.0 (3.1) allows each name
+  /// once in a tag, and a reader taking either one would guess.
+  ///
+  /// - Throws: ``HealthExportError/malformedXML(file:line:column:detail:)``
+  ///   at the second one.
+  func checkDistinctAttributeNames() throws {
+    guard attributeCount > 1 else { return }
+    for later in 1..<attributeCount {
+      let b = attribute(later)
+      let length = b.nameEnd - b.nameStart
+      for earlier in 0..<later {
+        let a = attribute(earlier)
+        guard a.nameEnd - a.nameStart == length,
+          ByteScanning.equal(buffer + a.nameStart, buffer + b.nameStart, count: length)
+        else { continue }
+        throw duplicateAttribute(b)
+      }
+    }
+  }
+
+  /// The error for `attribute`, whose name an earlier attribute of its tag has.
+  func duplicateAttribute(_ attribute: XMLAttribute) -> HealthExportError {
+    malformed(
+      at: attribute.nameStart,
+      "attribute '\(text(attribute.nameStart, attribute.nameEnd))' appears twice in one tag"
+        + " (XML allows each name once)")
+  }
+
   /// Whether the attribute's raw value is `value`.
   @inline(__always)
   func attributeValueIs(_ attribute: XMLAttribute, _ value: StaticString) -> Bool {

@@ -177,7 +177,9 @@ struct XMLScanner: ~Copyable {
     self.fileName = source.displayName
     self.maximumTokenBytes = max(maximumTokenBytes, 16)
     // A small input needs no more than its own size (plus room to see its end).
-    let expected = source.expectedByteCount.map { Int(clamping: $0) + 16 } ?? bufferBytes
+    // The expected size is a claim (a zip directory's), clamped before any arithmetic.
+    let expected =
+      source.expectedByteCount.map { Int(clamping: min(max($0, 0), Int64(bufferBytes))) + 16 } ?? bufferBytes
     capacity = max(min(bufferBytes, expected), 4)
     carrier = ChunkCarrier(source: source)
     buffer = carrier?.initialWindow ?? Self.allocateBuffer(capacity)
@@ -305,11 +307,60 @@ struct XMLScanner: ~Copyable {
 
   private mutating func start() throws {
     started = true
-    while end < 3 {
+    while end < 4 {
       if try !refill(keeping: 0) { break }
     }
     // Skip a UTF-8 byte order mark.
     if end >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { pos = 3 }
+    if pos == 0, end >= 4, let encoding = Self.wideEncoding(buffer[0], buffer[1], buffer[2], buffer[3]) {
+      throw HealthExportError.malformedXML(
+        file: fileName, line: 1, column: 1,
+        detail: "the file is \(encoding) text, but a Health export is UTF-8; convert it first"
+          + " (iconv -f \(encoding.split(separator: " ")[0]) -t UTF-8)")
+    }
+  }
+
+  /// The encoding of a document starting with these four bytes, when it is
+  /// UTF-16 or UTF-32 (a byte order mark, or `<` in two or four bytes):
+  /// `UTF-16LE (little-endian)`; `nil` for anything else.
+  static func wideEncoding(_ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8) -> String? {
+    switch (a, b, c, d) {
+    case (0x00, 0x00, 0xFE, 0xFF), (0x00, 0x00, 0x00, 0x3C): return "UTF-32BE (big-endian)"
+    case (0xFF, 0xFE, 0x00, 0x00), (0x3C, 0x00, 0x00, 0x00): return "UTF-32LE (little-endian)"
+    case (0xFE, 0xFF, _, _), (0x00, 0x3C, 0x00, _): return "UTF-16BE (big-endian)"
+    case (0xFF, 0xFE, _, _), (0x3C, 0x00, _, 0x00): return "UTF-16LE (little-endian)"
+    default: return nil
+    }
+  }
+
+  /// Refuses an XML declaration (`buffer[from ..< to]`, after `<?xml`) that
+  /// names an encoding other than UTF-8 (or its subset ASCII): its text would
+  /// be read wrong (`é` in ISO-8859-1 is not UTF-8).
+  private func checkDeclaredEncoding(from: Int, to: Int) throws {
+    let declaration = UnsafeBufferPointer(start: buffer + from, count: to - from)
+    let key = Array("encoding".utf8)
+    guard
+      let at = (0...max(0, declaration.count - key.count)).first(where: { index in
+        index + key.count <= declaration.count && declaration[index..<index + key.count].elementsEqual(key)
+      })
+    else { return }
+    var i = at + key.count
+    while i < declaration.count, ByteScanning.isSpace(declaration[i]) || declaration[i] == ASCII.equals {
+      i += 1
+    }
+    guard i < declaration.count, declaration[i] == ASCII.quote || declaration[i] == UInt8(ascii: "'") else {
+      return
+    }
+    let quote = declaration[i]
+    let valueStart = i + 1
+    var valueEnd = valueStart
+    while valueEnd < declaration.count, declaration[valueEnd] != quote { valueEnd += 1 }
+    let name = String(decoding: declaration[valueStart..<valueEnd], as: UTF8.self)
+    guard !["utf-8", "utf8", "us-ascii", "ascii"].contains(name.lowercased()) else { return }
+    throw malformed(
+      at: from + valueStart,
+      "the XML declares encoding \(name), but StepKit reads UTF-8 exports only (the Health app writes"
+        + " UTF-8); convert it first (iconv -f \(name) -t UTF-8)")
   }
 
   private mutating func finish() throws -> XMLToken {
@@ -351,6 +402,11 @@ struct XMLScanner: ~Copyable {
     if b == ASCII.questionMark {  // <?
       guard let close = findSequence(ASCII.questionMark, ASCII.greaterThan, from: lt + 2) else {
         return .needMore
+      }
+      if !rootSeen, close - lt > 5, buffer[lt + 2] == UInt8(ascii: "x"), buffer[lt + 3] == UInt8(ascii: "m"),
+        buffer[lt + 4] == UInt8(ascii: "l"), ByteScanning.isSpace(buffer[lt + 5])
+      {
+        try checkDeclaredEncoding(from: lt + 5, to: close)
       }
       pos = close + 2
       return .skipped

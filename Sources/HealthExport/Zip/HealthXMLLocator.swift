@@ -34,6 +34,16 @@ enum HealthXMLLocator {
     throw HealthExportError.noHealthExportXML(path: archive.displayName, entries: archive.entries.map(\.name))
   }
 
+  /// The names of the entries other than `chosen` that hold a Health export
+  /// too (a second `export.xml` in another folder, say), in the order
+  /// ``healthExportEntry(in:)`` would try them; entries that cannot be read are left out.
+  static func otherHealthExportEntries(in archive: ZipArchive, besides chosen: ZipEntry) -> [String] {
+    archive.entries.filter(isCandidate).filter { entry in
+      entry.centralDirectoryOffset != chosen.centralDirectoryOffset
+        && ((try? looksLikeHealthExport(entry, in: archive)) ?? false)
+    }.map(\.name)
+  }
+
   /// Whether an entry is worth inspecting: an `.xml` file that is not
   /// `export_cda.xml` nor macOS resource-fork debris.
   static func isCandidate(_ entry: ZipEntry) -> Bool {

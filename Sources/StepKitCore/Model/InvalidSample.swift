@@ -55,6 +55,19 @@ public struct InvalidSample: Hashable, Sendable, CustomStringConvertible {
     /// The sample starts after the export that holds it was made: a device
     /// clock was wrong (COUNTING.md, Inputs).
     case startsAfterExport
+    /// The sample starts before 2000, years before HealthKit (2014) and
+    /// before the history apps import into it: a device clock was wrong
+    /// (COUNTING.md, Inputs).
+    case startsBeforeHealthKit
+    /// The value is more than ``SampleLog/mostPlausiblePerMinute`` steps (or
+    /// metres) a minute of the sample's time, an instant taken as a minute:
+    /// no walk, a corrupt or forged record (COUNTING.md, Inputs).
+    case implausibleValue
+    /// A step sample whose unit is not a count; carries the unit.
+    case notACount(String)
+    /// The sample's source and device would be origin 65,537: the log holds
+    /// at most ``SampleLog/maximumOrigins``.
+    case tooManySources
 
     /// A short English description.
     public var description: String {
@@ -68,6 +81,11 @@ public struct InvalidSample: Hashable, Sendable, CustomStringConvertible {
       case .missingAttribute(let name): return "missing attribute '\(name)'"
       case .outOfRange: return "date or offset out of range"
       case .startsAfterExport: return "starts after the export date, a wrong device clock"
+      case .startsBeforeHealthKit: return "starts before 2000, years before HealthKit, a wrong device clock"
+      case .implausibleValue: return "more than 1,000,000 a minute, not a walk"
+      case .notACount(let unit): return "unit '\(unit)' is not a step count"
+      case .tooManySources:
+        return "one source or device more than the 65,536 an export may hold"
       }
     }
   }

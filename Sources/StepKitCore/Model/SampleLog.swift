@@ -93,6 +93,12 @@ public struct SampleLog: Sendable {
   /// How many valid samples the log holds.
   public var count: Int { store.count }
 
+  /// The earliest start and the latest end of the samples, milliseconds
+  /// since 1970; `nil` when the log is empty.
+  public var timeSpan: (earliestStartMs: EpochMilliseconds, latestEndMs: EpochMilliseconds)? {
+    count == 0 ? nil : (store.minStartMs, store.maxEndMs)
+  }
+
   /// The bytes the stored samples take (their encoding and block records),
   /// for reports of memory use.
   public var storedSampleBytes: Int { store.storedBytes }
@@ -172,6 +178,25 @@ public struct SampleLog: Sendable {
     }
     return nil
   }
+
+  /// The most steps, or metres, a sample from an export may hold for each
+  /// minute of its time (an instant counts as a minute): a thousand times a
+  /// sprinter's cadence, so that no walk or run comes near it, and every
+  /// sum of plausible samples stays far inside what output integers hold.
+  public static let mostPlausiblePerMinute = 1_000_000.0
+
+  /// Whether `value` over `[startMs, endMs)` is more than
+  /// ``mostPlausiblePerMinute`` allows.
+  @inlinable
+  public static func isImplausible(value: Double, startMs: EpochMilliseconds, endMs: EpochMilliseconds)
+    -> Bool
+  {
+    let minutes = Double(max(endMs &- startMs, 60_000)) / 60_000
+    return value > mostPlausiblePerMinute * minutes
+  }
+
+  /// How many distinct origins (a source with a device) a log holds.
+  public static let maximumOrigins = Int(UInt16.max) + 1
 
   /// Appends a sample in engine units, or reports it as invalid.
   ///
