@@ -116,30 +116,64 @@ struct MergeItems {
   private var capacity: Int
   /// How many items each group has.
   let groupSizes: UnsafeMutableBufferPointer<Int>
+  /// Whether an item like its group's last one (same start, end, offset and
+  /// ownership) is added to it rather than kept apart (see ``append(_:)``).
+  let combinesAlike: Bool
+  /// Each group's last item (`-1`: none yet), when ``combinesAlike``.
+  private let lastOfGroup: UnsafeMutableBufferPointer<Int>
 
   /// An empty buffer with room for `capacity` items of `groupCount` groups.
-  init(capacity: Int, groupCount: Int) {
+  ///
+  /// - Parameter combinesAlike: Whether alike items of a group become one
+  ///   (for sinks that need no piece's sample index).
+  init(capacity: Int, groupCount: Int, combinesAlike: Bool = false) {
     self.capacity = max(capacity, 16)
     base = .allocate(capacity: self.capacity)
     groupSizes = .allocate(capacity: groupCount)
     groupSizes.initialize(repeating: 0)
+    self.combinesAlike = combinesAlike
+    lastOfGroup = .allocate(capacity: combinesAlike ? groupCount : 0)
+    lastOfGroup.initialize(repeating: -1)
   }
 
   /// Frees the buffer (`MergeItem` holds no references: nothing to deinitialize).
   func deallocate() {
     base.deallocate()
     groupSizes.deallocate()
+    lastOfGroup.deallocate()
   }
 
   /// Forgets every item, keeping the room.
   mutating func removeAll() {
     count = 0
     groupSizes.update(repeating: 0)
+    if combinesAlike { lastOfGroup.update(repeating: -1) }
   }
 
   /// Appends `item`, whose group must be one of the buffer's.
+  ///
+  /// With ``combinesAlike``, an item with the start, end, UTC offset and
+  /// ownership of its group's last one adds its value to that one instead:
+  /// both yield pieces of the same times, in the same share of their
+  /// values, against the same coverage (a source never covers itself), so
+  /// the merged sums are the same, and a bin of a million samples sharing a
+  /// start instant (copies of one record) takes one item, not a million.
   @inline(__always)
   mutating func append(_ item: MergeItem) {
+    if combinesAlike {
+      let group = Int(item.group)
+      let last = lastOfGroup[group]
+      if last >= 0 {
+        let kept = base + last
+        if kept.pointee.startMs == item.startMs, kept.pointee.endMs == item.endMs,
+          kept.pointee.offsetMinutes == item.offsetMinutes, kept.pointee.isOwned == item.isOwned
+        {
+          kept.pointee.value += item.value
+          return
+        }
+      }
+      lastOfGroup[group] = count
+    }
     if count == capacity { grow() }
     (base + count).initialize(to: item)
     // No overflow: `count` is below `capacity`, a group's size below `count`.

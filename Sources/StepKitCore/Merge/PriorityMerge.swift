@@ -119,10 +119,18 @@ extension SampleLog {
   /// of one tally). Every sample they own, admitted by the policy or not,
   /// is also handed to `owned` (see ``BinGatherer/gather(_:groups:into:owned:)``),
   /// bin by bin, before that bin's pieces.
+  ///
+  /// With `combinesAlike`, samples of one source and kind with the same
+  /// start, end and UTC offset are merged as one sample holding their sum
+  /// (``MergeItems/append(_:)``): the same pieces, each handed out once with
+  /// the first one's index, so a bin's memory follows its distinct samples,
+  /// not its copies. A sink that needs every sample's own piece (what each
+  /// sample counted for) passes `false`.
   @inline(__always)
   func mergePieces(
     policy: CountingPolicy, resolved: ResolvedRanking, bins: ArraySlice<MergeBin>, blocks: BlocksByStart,
-    owned: (Int, StoredSample) -> Void = { _, _ in }, _ sink: (MergedPiece) -> Void
+    combinesAlike: Bool = false, owned: (Int, StoredSample) -> Void = { _, _ in },
+    _ sink: (MergedPiece) -> Void
   ) {
     let sourceCount = resolved.sourceCount
     guard sourceCount > 0, count > 0 else { return }
@@ -131,7 +139,9 @@ extension SampleLog {
     // A bin gathers about the samples it owns and those that overlap them:
     // room for twice the target, so that the first bins do not grow it step by step.
     var work = MergeWork(
-      items: MergeItems(capacity: min(count, 2 * MergeBin.targetSamples), groupCount: groups.groupCount))
+      items: MergeItems(
+        capacity: min(count, 2 * MergeBin.targetSamples), groupCount: groups.groupCount,
+        combinesAlike: combinesAlike))
     defer { work.items.deallocate() }
     for bin in bins {
       gatherer.gather(bin, groups: groups, into: &work, owned: owned)

@@ -332,6 +332,33 @@ extension SampleLog {
       invalid: invalid, countedValues: counted.map(CountedValues.init(pages:)) ?? CountedValues())
   }
 
+  /// How many buckets ``tally(_:)`` makes under `options`, at most: from
+  /// `--from` (else the first sample's bucket) to `--to` (else the last
+  /// sample's), judged with the widest UTC offsets, so never fewer than the
+  /// tally's. A caller that must bound its memory asks this first.
+  ///
+  /// - Parameter options: The bucket unit and range.
+  /// - Returns: The count, or 0 when the tally has no buckets.
+  public func bucketCountBound(_ options: CountingOptions) -> Int64 {
+    let geometry = BucketGeometry(unit: options.unit)
+    let fixed = fixedRange(options, geometry)
+    let widest = Int64(2047 * 60_000)
+    let first: Int64
+    let last: Int64
+    if count > 0 {
+      let low = store.minStartMs < Int64.min + widest ? Int64.min : store.minStartMs - widest
+      let high = store.maxEndMs > Int64.max - widest ? Int64.max : store.maxEndMs + widest
+      first = fixed.first ?? geometry.ordinal(ofLocal: low)
+      last = fixed.last ?? geometry.ordinal(ofLocal: high)
+    } else {
+      guard let from = fixed.first, let to = fixed.last else { return 0 }
+      (first, last) = (from, to)
+    }
+    let (span, overflow) = last.subtractingReportingOverflow(first)
+    if overflow { return .max }
+    return span < 0 ? 0 : span == .max ? .max : span + 1
+  }
+
   // MARK: - The steps of a tally
 
   /// The hour slots of ``Tally/Bucket/hoursWithData`` under `dayStart`: clock
@@ -460,6 +487,7 @@ extension SampleLog {
         // branch per piece.
         mergePieces(
           policy: plan.options.policy, resolved: plan.resolved, bins: bins, blocks: plan.blocks,
+          combinesAlike: counted == nil,
           owned: { index, p in
             let source = Int(originSource[Int(p.origin)])
             let isSteps = p.kind == .steps
