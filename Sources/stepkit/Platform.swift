@@ -195,6 +195,46 @@ extension Platform {
     _ = close(descriptor)
   }
 
+  /// Takes an exclusive `flock` on an open file without waiting; `false`
+  /// when another open file description holds one.
+  static func lockExclusively(_ descriptor: Int32) -> Bool { flock(descriptor, LOCK_EX | LOCK_NB) == 0 }
+
+  /// The names in `directory` that start with `prefix` (none when it cannot be read).
+  static func names(in directory: String, startingWith prefix: String) -> [String] {
+    guard let stream = opendir(directory) else { return [] }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+        pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+      }
+      if name.hasPrefix(prefix) { names.append(name) }
+    }
+    return names
+  }
+
+  /// Removes `path` when it is a regular file nobody holds a `flock` on and
+  /// was last modified before `startedAt` (seconds since 1970): the
+  /// temporary file of a run that was killed. Returns whether it removed it.
+  static func removeIfAbandoned(_ path: String, modifiedBefore startedAt: Int) -> Bool {
+    var info = stat()
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+    #if canImport(Darwin)
+      let modified = Int(info.st_mtimespec.tv_sec)
+    #else
+      let modified = Int(info.st_mtim.tv_sec)
+    #endif
+    guard modified < startedAt else { return false }
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    guard descriptor >= 0 else { return false }
+    defer { _ = close(descriptor) }
+    guard lockExclusively(descriptor) else { return false }
+    return unlink(path) == 0
+  }
+
+  /// When the process started, seconds since 1970.
+  static let startedAt = Int(time(nil))
+
   /// `EEXIST`: `createNewFile` found something at the path.
   static var fileExistsErrorCode: Int32 { EEXIST }
 

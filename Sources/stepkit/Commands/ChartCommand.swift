@@ -68,8 +68,13 @@ struct ChartCommand: Subcommand {
     } else {
       text = StepChart.svg(days, title: title)
     }
-    try CommandError.writing { () throws(OutputFileError) in try FileReplacement.write(text, to: outputPath) }
-    if !settings.quiet { console.error("stepkit: wrote \(outputPath) (\(days.count) days)\n") }
+    let leftovers = try CommandError.writing { () throws(OutputFileError) in
+      try FileReplacement.write(text, to: outputPath)
+    }
+    if !settings.quiet {
+      if let note = FileReplacement.leftoversNote(leftovers) { console.error(note) }
+      console.error("stepkit: wrote \(outputPath) (\(days.count) days)\n")
+    }
   }
 }
 

@@ -175,8 +175,10 @@ enum Cohort {
             progress: { report in
               progress.update(index, bytesRead: report.bytesRead, totalBytes: report.totalBytes)
             })
+          try ExportLoading.checkRange(log, options)
           let tally = log.tally(options, threads: 1)
           try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: nil)
+          try ExportLoading.checkSums(tally)
           fingerprint?.exportDate = info.exportedAt.map(TextFormatting.isoUTC)
           return .counted(
             tally, log: keepsSamples ? log : nil, sampleCount: log.count,

@@ -43,10 +43,62 @@ enum ExportLoading {
     log: SampleLog, tally: Tally
   ) {
     let (log, _) = try load(settings.export, threads: settings.jobs, quiet: settings.quiet, console: console)
+    try checkRange(log, settings.counting)
     let tally = log.tally(settings.counting, threads: settings.jobs)
     try checkStorage(log, tally.countedValues, quiet: settings.quiet, console: console)
+    try checkSums(tally)
     if !settings.quiet, let note = invalidNote(tally.invalid) { console.error(note) }
     return (log, tally)
+  }
+
+  /// The most rows (buckets) one export's tally may have: 34 years of hours,
+  /// so that the rows, which are held to be printed, stay within memory.
+  static let mostRows: Int64 = 300_000
+
+  /// Fails, before counting, when the tally under `options` would have more
+  /// than ``mostRows`` rows: a range that wide comes from `--from`/`--to`, or
+  /// from a sample far from the others (samples before 2000 and after the
+  /// export date are invalid already, but an export may have no date).
+  ///
+  /// - Throws: ``CommandError/output(_:)`` naming the range and what to do.
+  static func checkRange(_ log: SampleLog, _ options: CountingOptions) throws(CommandError) {
+    let rows = log.bucketCountBound(options)
+    guard rows > mostRows else { return }
+    let unit: String
+    switch options.unit {
+    case .hour: unit = "hours"
+    case .day: unit = "days"
+    case .week: unit = "weeks"
+    case .month: unit = "months"
+    }
+    var span = "--from and --to span"
+    if options.from == nil || options.to == nil, let (start, end) = log.timeSpan {
+      func day(_ ms: Int64) -> LocalDate {
+        LocalDate(daysSinceEpoch: Int(clamping: ms / 86_400_000 - (ms % 86_400_000 < 0 ? 1 : 0)))
+      }
+      span = "the samples run from \(day(start)) to \(day(end)) (UTC):"
+    }
+    throw .output(
+      "\(span) \(TextFormatting.grouped(rows)) \(unit), more than the \(TextFormatting.grouped(mostRows))"
+        + " rows stepkit prints at once; choose a part with --from and --to, or a longer --by")
+  }
+
+  /// Fails when a sum is too large to print as an exact integer (2^53 or
+  /// more): the export holds values no walk makes, which the reader did not
+  /// turn away one by one (each is within its own limit).
+  ///
+  /// - Throws: ``CommandError/output(_:)``.
+  static func checkSums(_ tally: Tally) throws(CommandError) {
+    var steps = 0.0
+    var metres = 0.0
+    for source in tally.sources {
+      steps += source.rawSteps
+      metres += source.rawDistanceMeters
+    }
+    guard exceedsExactOutput(steps) || exceedsExactOutput(metres) else { return }
+    throw .output(
+      "the samples add up to more than 9,007,199,254,740,992 steps or metres, beyond what prints exactly;"
+        + " the export's values are not a person's")
   }
 
   /// Fails when samples kept in the temporary file could not be read back
@@ -97,14 +149,26 @@ enum ExportLoading {
     return (log, info)
   }
 
-  /// The one-line note about the iOS 8 metadata attributes, or `nil` when there were none.
+  /// The notes about what was read in a way one might not expect: which of
+  /// several Health exports in one archive, and the iOS 8 metadata
+  /// attributes skipped; `nil` when there is nothing to say.
   ///
   /// `stepkit: 2 attributes named with spaces (an iOS 8 export bug) skipped; their records were read`
   static func quirkNote(_ info: ExportInfo) -> String? {
-    guard info.malformedAttributes > 0 else { return nil }
-    let noun = info.malformedAttributes == 1 ? "attribute" : "attributes"
-    return "stepkit: \(info.malformedAttributes) \(noun) named with spaces (an iOS 8 export bug) skipped;"
-      + " their records were read\n"
+    var note = ""
+    if let read = info.xmlEntryName, !info.otherXMLEntryNames.isEmpty {
+      let others = info.otherXMLEntryNames.map(TextFormatting.terminalSafe).joined(separator: ", ")
+      note +=
+        "stepkit: the archive holds more than one Health export; read \(TextFormatting.terminalSafe(read)),"
+        + " not \(others)\n"
+    }
+    if info.malformedAttributes > 0 {
+      let noun = info.malformedAttributes == 1 ? "attribute" : "attributes"
+      note +=
+        "stepkit: \(info.malformedAttributes) \(noun) named with spaces (an iOS 8 export bug) skipped;"
+        + " their records were read\n"
+    }
+    return note.isEmpty ? nil : note
   }
 
   /// The one-line note about invalid records, or `nil` when there were none.
@@ -116,7 +180,7 @@ enum ExportLoading {
     var parts: [String] = []
     for (index, example) in shown.enumerated() {
       let place = example.location?.description ?? "unknown place"
-      parts.append(index == 0 ? "\(place) (\(example.reason))" : place)
+      parts.append(TextFormatting.terminalSafe(index == 0 ? "\(place) (\(example.reason))" : place))
     }
     let noun = report.count == 1 ? "record" : "records"
     var line = "stepkit: \(report.count) invalid \(noun) not counted: " + parts.joined(separator: ", ")

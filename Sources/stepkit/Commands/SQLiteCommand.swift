@@ -98,14 +98,24 @@ struct SQLiteCommand: Subcommand {
     }
     // The samples and counted values were read again: never commit rows read wrong.
     try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: console)
-    try CommandError.writing { () throws(OutputFileError) in
+    let removed = try CommandError.writing { () throws(OutputFileError) in
       try writer.commit()
     }
     if !settings.quiet {
+      if let note = FileReplacement.leftoversNote(writer.removedLeftovers) { console.error(note) }
+      if let note = Self.removedNote(removed) { console.error(note) }
       console.error(
         "stepkit: wrote \(databasePath) (\(tally.buckets.count) \(settings.counting.unit.rawValue)s, "
           + "\(tally.sources.count) sources, \(log.count) samples)\n")
     }
+  }
+
+  /// The note naming the journal files of the replaced database that were
+  /// rolled back and removed; `nil` when there were none.
+  static func removedNote(_ removed: [String]) -> String? {
+    guard !removed.isEmpty else { return nil }
+    return "stepkit: removed \(removed.joined(separator: ", ")), left by the database it replaced"
+      + " (SQLite would have replayed \(removed.count == 1 ? "it" : "them") into the new one)\n"
   }
 
   /// Several exports in one new database, in the members' order.
@@ -140,8 +150,10 @@ struct SQLiteCommand: Subcommand {
         try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: nil)
       }
     }
-    try CommandError.writing { () throws(OutputFileError) in try writer.commit() }
+    let removed = try CommandError.writing { () throws(OutputFileError) in try writer.commit() }
     if !settings.quiet {
+      if let note = FileReplacement.leftoversNote(writer.removedLeftovers) { console.error(note) }
+      if let note = Self.removedNote(removed) { console.error(note) }
       console.error(
         "stepkit: wrote \(databasePath) (\(read) of \(members.count) exports, "
           + "\(TextFormatting.grouped(Int64(samples))) samples)\n")

@@ -20,7 +20,10 @@ struct OutputFileError: Error, Equatable, Sendable, CustomStringConvertible {
 /// written. A symbolic link is followed: the file it points to is replaced
 /// and the link stays. A replaced file keeps its permission bits. Ctrl-C,
 /// `kill` or a closed terminal removes the temporary file too (only
-/// `kill -9` or a power cut can leave it behind).
+/// `kill -9` or a power cut can leave it behind). The temporary file is
+/// held with a `flock` while the run lasts, so the next run tells such a
+/// leftover (nobody holds it, written before that run started) from
+/// another run's file, and removes it (``removedLeftovers``).
 final class FileReplacement {
   /// The path as the command line gave it, for messages.
   let path: String
@@ -31,6 +34,12 @@ final class FileReplacement {
   private var isFinished = false
   /// Where the temporary file is registered for removal on Ctrl-C or `kill`.
   private var interruptSlot: Int?
+  /// The temporary file, open and `flock`ed until the replacement is finished.
+  private var heldDescriptor: Int32?
+  /// The temporary files of earlier runs that were killed (`.OUT.db.stepkit-…`
+  /// beside the target, nobody holding them, older than this run), removed
+  /// when this one was made: their names, for a note.
+  private(set) var removedLeftovers: [String] = []
 
   /// Checks that `path` may be replaced: nothing there yet (in a directory
   /// that exists) or a regular file, directly or through symbolic links.
@@ -88,13 +97,14 @@ final class FileReplacement {
       case .success(let descriptor):
         temporaryPath = candidate
         interruptSlot = slot
-        var failure: Platform.FileError?
-        if existing.kind == .regular { failure = Platform.setPermissions(descriptor, existing.permissions) }
-        if let closing = Platform.close(descriptor), failure == nil { failure = closing }
-        if let failure {
+        heldDescriptor = descriptor
+        _ = Platform.lockExclusively(descriptor)
+        if existing.kind == .regular, let failure = Platform.setPermissions(descriptor, existing.permissions)
+        {
           discard()
           throw OutputFileError(path: path, message: failure.description)
         }
+        removeLeftovers(prefix: prefix)
         return
       case .failure(let error) where error.code == Platform.fileExistsErrorCode && attempt < 100:
         if let slot { Platform.InterruptCleanup.unregister(slot) }
@@ -110,6 +120,28 @@ final class FileReplacement {
 
   deinit {
     if !isFinished { discard() }
+    releaseHold()
+  }
+
+  /// Removes the temporary files (and their SQLite journals) of earlier runs
+  /// that were killed, into ``removedLeftovers``.
+  private func removeLeftovers(prefix: String) {
+    let directory = Self.directory(of: prefix)
+    let namePrefix = Self.name(of: prefix)
+    for name in Platform.names(in: directory, startingWith: namePrefix).sorted() {
+      let candidate = directory + "/" + name
+      guard candidate != temporaryPath, !name.hasSuffix("-journal") else { continue }
+      if Platform.removeIfAbandoned(candidate, modifiedBefore: Platform.startedAt) {
+        Platform.removeFile(candidate + "-journal")
+        removedLeftovers.append(candidate)
+      }
+    }
+  }
+
+  /// Closes the temporary file held open (and so its `flock`).
+  private func releaseHold() {
+    if let heldDescriptor { _ = Platform.close(heldDescriptor) }
+    heldDescriptor = nil
   }
 
   /// Writes `text` into the temporary file, all of it.
@@ -148,6 +180,7 @@ final class FileReplacement {
         throw OutputFileError(path: path, message: error.description)
       }
       isFinished = true
+      releaseHold()
       if let interruptSlot { Platform.InterruptCleanup.unregister(interruptSlot) }
       interruptSlot = nil
       Platform.synchronizeDirectory(Self.directory(of: target))
@@ -161,16 +194,27 @@ final class FileReplacement {
   func discard() {
     Platform.removeFile(temporaryPath)
     Platform.removeFile(temporaryPath + "-journal")
+    releaseHold()
     isFinished = true
     if let interruptSlot { Platform.InterruptCleanup.unregister(interruptSlot) }
     interruptSlot = nil
   }
 
   /// Writes `text` to `path` through a replacement: all of it, or nothing changes.
-  static func write(_ text: String, to path: String) throws(OutputFileError) {
+  ///
+  /// - Returns: ``removedLeftovers``.
+  @discardableResult
+  static func write(_ text: String, to path: String) throws(OutputFileError) -> [String] {
     let file = try FileReplacement(replacing: path)
     try file.write(text)
     try file.commit()
+    return file.removedLeftovers
+  }
+
+  /// The note naming the leftovers of killed runs that were removed; `nil` when there were none.
+  static func leftoversNote(_ removed: [String]) -> String? {
+    guard !removed.isEmpty else { return nil }
+    return "stepkit: removed \(removed.joined(separator: ", ")), left by an earlier run that was killed\n"
   }
 
   /// The directory part of `path` (`.` when there is none).

@@ -67,6 +67,9 @@ final class SQLiteWriter {
     nextSampleID = try queryInt("SELECT COALESCE(MAX(id), 0) + 1 FROM samples")
   }
 
+  /// The temporary files of killed runs removed beside the target (``FileReplacement/removedLeftovers``).
+  var removedLeftovers: [String] { file?.removedLeftovers ?? [] }
+
   deinit {
     sqlite3_close(database)
     // The replacement removes its temporary file unless committed.
@@ -203,8 +206,19 @@ final class SQLiteWriter {
   /// Closes the database, flushes it to disk and renames it over the target.
   ///
   /// - Throws: ``OutputFileError``; the target is then left as it was.
-  func commit() throws(OutputFileError) {
-    guard let file else { return try close() }
+  ///
+  /// - Returns: The files SQLite had left beside the database it replaced
+  ///   (`OUT.db-journal`, `OUT.db-wal`, `OUT.db-shm`), which were rolled back
+  ///   or checkpointed into it and removed, so that none is replayed into the
+  ///   new one (see ``ReplacedDatabase``).
+  /// - Throws: ``OutputFileError``, also when another program holds a lock on
+  ///   the database at the path; the target is then left as it was.
+  @discardableResult
+  func commit() throws(OutputFileError) -> [String] {
+    guard let file else {
+      try close()
+      return []
+    }
     try execute(Self.indexes(cohort: isCohort))
     try execute("COMMIT")
     let status = sqlite3_close(database)
@@ -213,7 +227,20 @@ final class SQLiteWriter {
       file.discard()
       throw OutputFileError(path: file.path, message: "cannot close the database (SQLite error \(status))")
     }
-    try file.commit()
+    var replaced: ReplacedDatabase
+    do throws(OutputFileError) {
+      replaced = try ReplacedDatabase(locking: file.target, path: file.path)
+    } catch {
+      file.discard()
+      throw error
+    }
+    do throws(OutputFileError) {
+      try file.commit()
+    } catch {
+      replaced.close()
+      throw error
+    }
+    return replaced.finish()
   }
 
   /// Writes one export's days, sources and samples (one transaction for all, committed by ``commit()``).

@@ -61,7 +61,7 @@ enum TableFormatter {
     for row in tally.sources {
       rows.append([
         String(row.rank),
-        row.name,
+        TextFormatting.terminalSafe(row.name),
         row.classLabel,
         row.deviceModels.isEmpty ? "-" : row.deviceModels.joined(separator: ", "),
         sampleCounts(row),

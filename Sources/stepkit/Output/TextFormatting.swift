@@ -23,6 +23,29 @@ enum TextFormatting {
     return metres < 0 ? "-" + text : text
   }
 
+  /// `text` with what a terminal would act on instead of showing written as
+  /// `\u{…}`: control characters (C0, DEL, C1: escape sequences that move
+  /// the cursor or retitle the window) and the bidirectional controls that
+  /// reorder what follows them (U+061C, U+200E–U+200F, U+202A–U+202E,
+  /// U+2066–U+2069). A source name is whatever an app chose to write.
+  static func terminalSafe(_ text: String) -> String {
+    func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+      let value = scalar.value
+      return value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x061C || value == 0x200E
+        || value == 0x200F || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+    }
+    guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+    var result = ""
+    for scalar in text.unicodeScalars {
+      if isUnsafe(scalar) {
+        result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+
   /// `text` right-aligned in `width` terminal columns.
   /// `value` with `digits` decimals, rounded half away from zero, no grouping:
   /// `fixed(1234.56, digits: 1)` is `1234.6`.
