@@ -24,9 +24,11 @@ struct HostileInputTests {
     "a zip64 entry declaring 2^63−1, 2^48 or 2^40 bytes is a corrupt zip naming the entry, not a crash",
     arguments: [UInt64(Int64.max), 1 << 48, 1 << 40])
   func lyingUncompressedSize(declared: UInt64) throws {
+    // 3,000 records: past the reader's first buffer, where the claim once overflowed or sized a reservation.
+    let records = String(repeating: ExportTestSupport.steps("120") + "\n", count: 3000)
     var writer = ZipTestWriter()
     writer.add(
-      "apple_health_export/export.xml", Self.smallExport,
+      "apple_health_export/export.xml", ExportTestSupport.export(records),
       .init(zip64: true, declaredUncompressedSize: declared))
     let bytes = writer.finished(zip64End: true)
     for threads in [1, 2] {

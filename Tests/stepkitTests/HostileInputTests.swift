@@ -50,47 +50,36 @@ struct HostileInputTests {
     func u64(_ v: UInt64) { out += (0..<8).map { UInt8((v >> (8 * UInt64($0))) & 0xFF) } }
     let nameBytes = Array(name.utf8)
     let crc = crc32(contents)
-    // Local header, sizes in a ZIP64 field.
+    // The fields both headers share, from the flags to the extra field's length.
+    func sharedFields() {
+      for field in [0x0800, 8, 0, 0] { u16(field) }
+      u32(crc)
+      u32(0xFFFF_FFFF)
+      u32(0xFFFF_FFFF)
+      u16(nameBytes.count)
+      u16(20)
+    }
+    // The name, then the ZIP64 field holding both sizes.
+    func nameAndSizes() {
+      out += nameBytes
+      for field in [1, 16] { u16(field) }
+      u64(declaredSize)
+      u64(UInt64(deflated.count))
+    }
     u32(0x0403_4b50)
     u16(45)
-    u16(0x0800)
-    u16(8)
-    u16(0)
-    u16(0)
-    u32(crc)
-    u32(0xFFFF_FFFF)
-    u32(0xFFFF_FFFF)
-    u16(nameBytes.count)
-    u16(20)
-    out += nameBytes
-    u16(1)
-    u16(16)
-    u64(declaredSize)
-    u64(UInt64(deflated.count))
+    sharedFields()
+    nameAndSizes()
     out += deflated
     let directoryStart = out.count
     u32(0x0201_4b50)
     u16(45)
     u16(45)
-    u16(0x0800)
-    u16(8)
-    u16(0)
-    u16(0)
-    u32(crc)
-    u32(0xFFFF_FFFF)
-    u32(0xFFFF_FFFF)
-    u16(nameBytes.count)
-    u16(20)
-    u16(0)
-    u16(0)
-    u16(0)
-    u32(0)
-    u32(0)
-    out += nameBytes
-    u16(1)
-    u16(16)
-    u64(declaredSize)
-    u64(UInt64(deflated.count))
+    sharedFields()
+    for field in [0, 0, 0] { u16(field) }  // comment length, disk, internal attributes
+    u32(0)  // external attributes
+    u32(0)  // local header offset
+    nameAndSizes()
     let directorySize = out.count - directoryStart
     u32(0x0605_4b50)
     u16(0)
@@ -117,7 +106,9 @@ struct HostileInputTests {
     arguments: [UInt64(Int64.max), 1 << 48])
   func lyingSize(declared: UInt64) throws {
     try withScratchDirectory { directory in
-      let xml = Array(Self.export(Self.record("120")).utf8)
+      // Large enough (3,000 records) that the reader goes past its first buffer, where the
+      // declared size once overflowed (2^63-1) or sized a reservation (2^48).
+      let xml = Array(Self.export(String(repeating: Self.record("120"), count: 3000)).utf8)
       let zip = Self.lyingZip("apple_health_export/export.xml", xml, declaredSize: declared)
       let path = directory.appendingPathComponent("export.zip").path
       try Data(zip).write(to: URL(fileURLWithPath: path))
@@ -176,12 +167,15 @@ struct HostileInputTests {
 
   // MARK: 4. Dates far from the others
 
+  /// A record of 120 steps in 2024, and one of 5 steps on `day`.
+  static func withStray(day: String) -> String {
+    record("120") + record("5", start: "\(day) 08:00:00 +0000", end: "\(day) 08:10:00 +0000")
+  }
+
   @Test("a record in year 0001 is invalid (before 2000), and the range stays the export's")
   func yearOne() throws {
     try withScratchDirectory { directory in
-      let records =
-        Self.record("120")
-        + Self.record("5", start: "0001-01-01 08:00:00 +0000", end: "0001-01-01 08:10:00 +0000")
+      let records = Self.withStray(day: "0001-01-01")
       let path = try Self.put(Self.export(records), "export.xml", in: directory)
       let result = try StepkitRunner.run(["steps", path, "--by", "hour", "--format", "csv"], in: directory)
       #expect(result.exitCode == 0)
@@ -193,9 +187,7 @@ struct HostileInputTests {
   @Test("a record in 9999 with no export date is refused with the span and --from/--to advice")
   func yearNineThousand() throws {
     try withScratchDirectory { directory in
-      let records =
-        Self.record("120")
-        + Self.record("5", start: "9999-01-01 08:00:00 +0000", end: "9999-01-01 08:10:00 +0000")
+      let records = Self.withStray(day: "9999-01-01")
       let path = try Self.put(Self.export(records, exportDate: nil), "export.xml", in: directory)
       for by in ["hour", "day"] {
         let result = try StepkitRunner.run(["steps", path, "--by", by, "-q"], in: directory)
