@@ -62,7 +62,8 @@ struct ReplacedDatabase {
     if locking != SQLITE_OK { close() }
   }
 
-  private static func inUse(_ path: String) -> OutputFileError {
+  /// The error for a database at `path` another program holds a lock on.
+  static func inUse(_ path: String) -> OutputFileError {
     OutputFileError(
       path: path,
       message: "another program is using it (it holds a lock on the database); nothing was written."

@@ -64,7 +64,6 @@ final class SQLiteWriter {
     isCohort = true
     // A rollback journal, synced: a transaction is all or nothing, even across a crash.
     try execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")
-    nextSampleID = try queryInt("SELECT COALESCE(MAX(id), 0) + 1 FROM samples")
   }
 
   /// The temporary files of killed runs removed beside the target (``FileReplacement/removedLeftovers``).
@@ -442,7 +441,15 @@ extension SQLiteWriter {
       sqlite3_close(database)
       throw OutputFileError(path: path, message: message)
     }
-    let writer = try SQLiteWriter(updating: path, database: database)
+    let writer: SQLiteWriter
+    do throws(OutputFileError) {
+      writer = try SQLiteWriter(updating: path, database: database)
+    } catch {
+      // Another program holds a lock on it (SQLITE_BUSY, whose message this is; the
+      // handle is closed by now): say so, as a replacement would.
+      if error.message == String(cString: sqlite3_errstr(SQLITE_BUSY)) { throw ReplacedDatabase.inUse(path) }
+      throw error
+    }
     let tables = Set(
       try writer.rows("SELECT name FROM sqlite_master WHERE type = 'table'").map { $0[0] ?? "" })
     guard tables.contains("exports") else {
@@ -458,6 +465,7 @@ extension SQLiteWriter {
           "it is a cohort database from an earlier stepkit, without the SHA-256 of its exports; "
           + "add --replace to write it anew")
     }
+    writer.nextSampleID = try writer.queryInt("SELECT COALESCE(MAX(id), 0) + 1 FROM samples")
     var exports: [String: ImportedExport] = [:]
     for row in try writer.rows(
       "SELECT export, sha256, export_date, imported_at, error IS NOT NULL FROM exports")
