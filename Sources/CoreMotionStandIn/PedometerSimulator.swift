@@ -14,7 +14,10 @@ import Foundation
 /// - A query whose end is ``now`` or later answers everything recorded up to ``now``; activity is
 ///   kept per minute, and a minute belongs to an interval when the minute's start lies in it.
 /// - With permission ``CMAuthorizationStatus/notDetermined``, the first query or update start
-///   shows the prompt and applies ``promptAnswer``.
+///   shows the prompt; the person answers later (``promptAnswer``, applied on the handler queue),
+///   and the request is answered after that. Requests made while the prompt is up wait for the
+///   same answer. In the background (``isInBackground``) no prompt can appear: the request fails
+///   with `CMErrorMotionActivityNotAuthorized` and the permission stays not determined.
 /// - Handlers run on one serial background queue; updates are cumulative since their start and
 ///   follow each change of the visible history.
 public final class PedometerSimulator: @unchecked Sendable {
@@ -122,6 +125,8 @@ public final class PedometerSimulator: @unchecked Sendable {
     var authorization: CMAuthorizationStatus
     var promptAnswer: CMAuthorizationStatus
     var promptsShown = 0
+    var promptOpen = false
+    var isInBackground = false
     var scriptedErrors: [CMError] = []
     var minutes: [Int64: Activity] = [:]
     var sessions: [Int: Session] = [:]
@@ -199,6 +204,12 @@ public final class PedometerSimulator: @unchecked Sendable {
   public var promptAnswer: CMAuthorizationStatus {
     get { withState { $0.promptAnswer } }
     set { withState { $0.promptAnswer = newValue } }
+  }
+
+  /// Whether the app is in the background, where the permission prompt cannot appear.
+  public var isInBackground: Bool {
+    get { withState { $0.isInBackground } }
+    set { withState { $0.isInBackground = newValue } }
   }
 
   /// How many times the permission prompt appeared.
@@ -350,10 +361,13 @@ public final class PedometerSimulator: @unchecked Sendable {
   /// How many tasks are waiting in ``sleep(until:)``.
   public var sleepers: Int { withState { $0.sleepers.count } }
 
-  /// Waits until every handler call queued so far has been made.
+  /// Waits until every handler call queued so far has been made, including the answers to
+  /// requests that waited for the prompt (those are queued once the person has answered).
   public func waitForDeliveries() async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      queue.async { continuation.resume() }
+    for _ in 0..<2 {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        queue.async { continuation.resume() }
+      }
     }
   }
 
@@ -366,15 +380,39 @@ public final class PedometerSimulator: @unchecked Sendable {
     }
   }
 
-  /// Applies scripted errors, availability and permission (showing the prompt when needed).
+  /// Whether a request must wait for the person to answer the prompt: the permission is not
+  /// determined and the app is in the foreground. Shows the prompt unless it is already up.
+  private static func waitsForPrompt(_ state: inout State) -> Bool {
+    guard state.authorization == .notDetermined, !state.isInBackground, state.availability.stepCounting,
+      state.scriptedErrors.isEmpty
+    else { return false }
+    if !state.promptOpen {
+      state.promptOpen = true
+      state.promptsShown += 1
+    }
+    return true
+  }
+
+  /// Runs `request` once the person has answered the prompt (on the handler queue), or at once.
+  private func afterPrompt(_ request: @escaping @Sendable () -> Void) {
+    let waits = withState { Self.waitsForPrompt(&$0) }
+    guard waits else { return request() }
+    queue.async { [self] in
+      withState { state in
+        if state.promptOpen, state.authorization == .notDetermined {
+          state.authorization = state.promptAnswer
+        }
+        state.promptOpen = false
+      }
+      request()
+    }
+  }
+
+  /// Applies scripted errors, availability and permission (the prompt was answered before).
   private static func admit(_ state: inout State) -> CMError? {
     state.requestsReceived += 1
     if !state.scriptedErrors.isEmpty { return state.scriptedErrors.removeFirst() }
     guard state.availability.stepCounting else { return CMErrorMotionActivityNotAvailable }
-    if state.authorization == .notDetermined {
-      state.promptsShown += 1
-      state.authorization = state.promptAnswer
-    }
     switch state.authorization {
     case .authorized: return nil
     case .notDetermined, .restricted, .denied: return CMErrorMotionActivityNotAuthorized
@@ -383,6 +421,10 @@ public final class PedometerSimulator: @unchecked Sendable {
 
   func query(from start: Date, to end: Date, handler: @escaping CMPedometerHandler) {
     let box = HandlerBox(handler)
+    afterPrompt { [self] in answerQuery(from: start, to: end, box: box) }
+  }
+
+  private func answerQuery(from start: Date, to end: Date, box: HandlerBox) {
     let delivery: Delivery = withState { state in
       if let error = Self.admit(&state) { return .failure(box, error, session: nil) }
       guard end >= start else { return .failure(box, CMErrorInvalidParameter, session: nil) }
@@ -394,6 +436,10 @@ public final class PedometerSimulator: @unchecked Sendable {
 
   func startUpdates(pedometerID: Int, from start: Date, handler: @escaping CMPedometerHandler) {
     let box = HandlerBox(handler)
+    afterPrompt { [self] in beginUpdates(pedometerID: pedometerID, from: start, box: box) }
+  }
+
+  private func beginUpdates(pedometerID: Int, from start: Date, box: HandlerBox) {
     let failure: Delivery? = withState { state in
       state.sessions[pedometerID] = nil
       if let error = Self.admit(&state) { return .failure(box, error, session: nil) }

@@ -56,7 +56,9 @@ public class HKHealthStore: NSObject {
     }
   }
 
-  /// Runs `query`; its handlers are called on a background queue.
+  /// Runs `query`; its handlers are called on a background queue. An
+  /// observer query's update handler is called once at once (as devices do),
+  /// then for each change.
   public func execute(_ query: HKQuery) {
     query.markExecuted()
     simulation.recordExecution(of: query)
@@ -76,7 +78,11 @@ public class HKHealthStore: NSObject {
     } else if let missing = simulation.entitlementError(backgroundDelivery: false) {
       error = missing
     } else if let sample = object as? HKQuantitySample {
-      if simulation.isRestricted {
+      if let exception = sample.raisedException {
+        // The device raised this when the sample was created; the app would not be here.
+        simulation.raise(exception)
+        error = .make(.errorInvalidArgument)
+      } else if simulation.isRestricted {
         error = .make(.errorHealthDataRestricted)
       } else if let grant = simulation.grant(for: sample.sampleType.identifier) {
         if !grant.share {

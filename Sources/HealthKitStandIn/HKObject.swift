@@ -121,6 +121,12 @@ public class HKQuantitySample: HKSample {
   public let quantity: HKQuantity
   /// How many values make up the quantity.
   public var count: Int { 1 }
+  /// The `NSInvalidArgumentException` HealthKit raises when such a sample is
+  /// created (end before start, a value that is not finite), or `nil`. On a
+  /// device the app stops there; the stand-in keeps the object so that a test
+  /// can see the violation: saving it records the exception in the
+  /// simulation (``HealthStoreSimulation/raisedExceptions``) and fails.
+  let raisedException: String?
 
   init(
     type quantityType: HKQuantityType, quantity: HKQuantity, start: Date, end: Date, source: HKSource,
@@ -131,6 +137,7 @@ public class HKQuantitySample: HKSample {
       "HKQuantitySample: \(quantity.unit.unitString) does not fit \(quantityType.identifier)")
     self.quantityType = quantityType
     self.quantity = quantity
+    raisedException = Self.exception(quantity: quantity, start: start, end: end)
     super.init(
       sampleType: quantityType, startDate: start, endDate: end, source: source, device: device,
       metadata: metadata)
@@ -146,16 +153,19 @@ public class HKQuantitySample: HKSample {
       metadata: nil)
   }
 
-  /// Whether the metadata marks the sample as typed in by hand.
-  var isUserEntered: Bool {
-    switch metadata?[HKMetadataKeyWasUserEntered] {
-    case let value as Bool: return value
-    case let value as NSNumber: return value.boolValue
-    case let value as Int: return value != 0
-    case let value as String:
-      return value == "1" || value.lowercased() == "true" || value.lowercased() == "yes"
-    default: return false
+  /// What HealthKit's initialiser objects to, in its own words, or `nil`.
+  static func exception(quantity: HKQuantity, start: Date, end: Date) -> String? {
+    let value = quantity.doubleValue(for: quantity.unit)
+    if !value.isFinite {
+      return "NSInvalidArgumentException: HKQuantity value \(value) is not finite"
     }
+    if !start.timeIntervalSinceReferenceDate.isFinite || !end.timeIntervalSinceReferenceDate.isFinite {
+      return "NSInvalidArgumentException: HKQuantitySample dates must be finite"
+    }
+    if end < start {
+      return "NSInvalidArgumentException: HKQuantitySample \(start) must be on or before \(end)"
+    }
+    return nil
   }
 }
 

@@ -25,6 +25,8 @@ public struct HKQuantityTypeIdentifier: RawRepresentable, Hashable, Sendable {
   /// Active energy burned (energy, cumulative).
   public static let activeEnergyBurned = HKQuantityTypeIdentifier(
     "HKQuantityTypeIdentifierActiveEnergyBurned")
+  /// Exercise minutes (time, cumulative); computed by Apple, apps may read but not share it.
+  public static let appleExerciseTime = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierAppleExerciseTime")
 }
 
 /// A characteristic type identifier (`HKCharacteristicTypeIdentifier`).

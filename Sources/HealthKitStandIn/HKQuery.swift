@@ -161,6 +161,11 @@ enum PredicateInterpreter {
   static func hasMetadataCondition(_ predicate: NSPredicate?) -> Bool {
     guard let predicate else { return false }
     if let leaf = predicate as? HKStandInPredicate, case .metadataIn = leaf.condition { return true }
+    if !(predicate is HKStandInPredicate), !(predicate is NSCompoundPredicate),
+      MetadataFormatPredicate.of(predicate) != nil
+    {
+      return true
+    }
     if let compound = predicate as? NSCompoundPredicate {
       return compound.subpredicates.contains { hasMetadataCondition($0) }
     }

@@ -28,6 +28,8 @@ public class HKObserverQuery: HKQuery {
       return
     }
     simulation.register(self)
+    // Devices call a new observer's handler once when it starts, before any change.
+    notify(in: simulation)
   }
 
   /// Calls the update handler on `simulation`'s queue with a completion

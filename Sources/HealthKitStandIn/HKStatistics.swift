@@ -6,6 +6,8 @@ public struct HKStatisticsOptions: OptionSet, Sendable, Hashable {
   public let rawValue: UInt
   /// Creates options.
   public init(rawValue: UInt) { self.rawValue = rawValue }
+  /// Each source's statistics as well (``HKStatistics/sources``, ``HKStatistics/sumQuantity(for:)``).
+  public static let separateBySource = HKStatisticsOptions(rawValue: 1 << 0)
   /// The merged sum of a cumulative type.
   public static let cumulativeSum = HKStatisticsOptions(rawValue: 1 << 4)
 }
@@ -19,16 +21,63 @@ public class HKStatistics: NSObject {
   /// The interval's end.
   public let endDate: Date
   private let sum: HKQuantity?
+  private let sumsBySource: [HKSource: HKQuantity]?
 
-  init(quantityType: HKQuantityType, startDate: Date, endDate: Date, sum: HKQuantity?) {
+  init(
+    quantityType: HKQuantityType, startDate: Date, endDate: Date, sum: HKQuantity?,
+    sumsBySource: [HKSource: HKQuantity]? = nil
+  ) {
     self.quantityType = quantityType
     self.startDate = startDate
     self.endDate = endDate
     self.sum = sum
+    self.sumsBySource = sumsBySource
   }
 
   /// The merged sum; `nil` unless `.cumulativeSum` was asked for and samples matched.
   public func sumQuantity() -> HKQuantity? { sum }
+
+  /// The sources with samples in the interval; `nil` unless `.separateBySource` was asked for.
+  public var sources: [HKSource]? {
+    sumsBySource.map { $0.keys.sorted { $0.bundleIdentifier < $1.bundleIdentifier } }
+  }
+
+  /// One source's own sum in the interval, not merged with the others (a
+  /// source's samples hidden by a higher-ranked source still count here);
+  /// `nil` unless both `.cumulativeSum` and `.separateBySource` were asked for.
+  ///
+  /// - Parameter source: The source.
+  /// - Returns: Its sum.
+  public func sumQuantity(for source: HKSource) -> HKQuantity? { sumsBySource?[source] }
+
+  /// The statistics of `samples` (all of one type) over `interval`: the
+  /// merged sum and, when asked, each source's own.
+  static func make(
+    _ type: HKQuantityType, _ samples: [HKQuantitySample], _ interval: DateInterval,
+    options: HKStatisticsOptions, simulation: HealthStoreSimulation, predicate: NSPredicate?
+  ) -> HKStatistics {
+    var sum: HKQuantity?
+    var bySource: [HKSource: HKQuantity]?
+    if options.contains(.cumulativeSum), !samples.isEmpty {
+      sum = HKQuantity(
+        unit: type.baseUnit,
+        doubleValue: simulation.statisticsSum(of: samples, in: interval, predicate: predicate))
+    }
+    if options.contains(.separateBySource) {
+      let sources = Dictionary(
+        samples.map { ($0.sourceRevision.source.bundleIdentifier, $0.sourceRevision.source) },
+        uniquingKeysWith: { first, _ in first })
+      let sums = simulation.sumsBySource(of: samples, in: interval)
+      bySource = [:]
+      for (identifier, source) in sources {
+        bySource?[source] =
+          options.contains(.cumulativeSum)
+          ? HKQuantity(unit: type.baseUnit, doubleValue: sums[identifier] ?? 0) : nil
+      }
+    }
+    return HKStatistics(
+      quantityType: type, startDate: interval.start, endDate: interval.end, sum: sum, sumsBySource: bySource)
+  }
 }
 
 /// Statistics over consecutive intervals (`HKStatisticsCollection`).
@@ -38,13 +87,14 @@ public class HKStatisticsCollection: NSObject {
   private let anchor: Date
   private let components: DateComponents
   private let calendar: Calendar
-  private let wantsSum: Bool
+  private let options: HKStatisticsOptions
   private let simulation: HealthStoreSimulation
   private let predicate: NSPredicate?
 
   init(
     type: HKQuantityType, samples: [HKQuantitySample], anchor: Date, components: DateComponents,
-    calendar: Calendar, wantsSum: Bool, simulation: HealthStoreSimulation, predicate: NSPredicate?
+    calendar: Calendar, options: HKStatisticsOptions, simulation: HealthStoreSimulation,
+    predicate: NSPredicate?
   ) {
     self.simulation = simulation
     self.predicate = predicate
@@ -53,7 +103,7 @@ public class HKStatisticsCollection: NSObject {
     self.anchor = anchor
     self.components = components
     self.calendar = calendar
-    self.wantsSum = wantsSum
+    self.options = options
   }
 
   /// The statistics of the interval containing `date`.
@@ -87,13 +137,8 @@ public class HKStatisticsCollection: NSObject {
         ? interval.contains(sample.startDate) && sample.startDate < interval.end
         : sample.startDate < interval.end && sample.endDate > interval.start
     }
-    var sum: HKQuantity?
-    if wantsSum, !inside.isEmpty {
-      sum = HKQuantity(
-        unit: type.baseUnit,
-        doubleValue: simulation.statisticsSum(of: inside, in: interval, predicate: predicate))
-    }
-    return HKStatistics(quantityType: type, startDate: interval.start, endDate: interval.end, sum: sum)
+    return HKStatistics.make(
+      type, inside, interval, options: options, simulation: simulation, predicate: predicate)
   }
 
   private func interval(containing date: Date) -> DateInterval {
@@ -147,14 +192,9 @@ public class HKStatisticsQuery: HKQuery {
       let start = range?.start ?? samples.map(\.startDate).min() ?? Date()
       let end = range?.end ?? samples.map(\.endDate).max() ?? start
       let interval = DateInterval(start: start, end: max(start, end))
-      var sum: HKQuantity?
-      if options.contains(.cumulativeSum) {
-        sum = HKQuantity(
-          unit: quantityType.baseUnit,
-          doubleValue: simulation.statisticsSum(of: samples, in: interval, predicate: predicate))
-      }
       return .success(
-        HKStatistics(quantityType: quantityType, startDate: interval.start, endDate: interval.end, sum: sum))
+        HKStatistics.make(
+          quantityType, samples, interval, options: options, simulation: simulation, predicate: predicate))
     } deliver: { query, statistics, error in
       query.handler(query, statistics, error)
     }
@@ -194,7 +234,7 @@ public class HKStatisticsCollectionQuery: HKQuery {
         HKStatisticsCollection(
           type: quantityType, samples: simulation.visibleSamples(of: quantityType, matching: predicate),
           anchor: anchorDate, components: intervalComponents, calendar: simulation.calendar,
-          wantsSum: options.contains(.cumulativeSum), simulation: simulation, predicate: predicate))
+          options: options, simulation: simulation, predicate: predicate))
     } deliver: { query, collection, error in
       handler(query, collection, error)
     }

@@ -1,5 +1,4 @@
 import Foundation
-import StepKitCore
 
 /// The stand-in's test controls: what the simulated device and its Health
 /// database hold and how they answer. Not part of HealthKit.
@@ -103,6 +102,7 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     var biologicalSex = HKBiologicalSex.notSet
     var dateOfBirth: DateComponents?
     var calendar = Calendar.current
+    var userOrder: [String: [String]] = [:]
     var executedQueries: [String] = []
     var backgroundDelivery: [String: HKUpdateFrequency] = [:]
     var observers: [ObjectIdentifier: HKObserverQuery] = [:]
@@ -114,6 +114,11 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     var observerCompletions = 0
     var completionWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     var prompts = 0
+    var raisedExceptions: [String] = []
+    var usageDescriptions: Set<String> = [
+      HealthStoreSimulation.shareUsageDescription, HealthStoreSimulation.updateUsageDescription,
+    ]
+    var unshareableTypes: Set<String> = [HKQuantityTypeIdentifier.appleExerciseTime.rawValue]
   }
 
   private let lock = NSLock()
@@ -231,11 +236,37 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     get { withState { $0.dateOfBirth } }
     set { withState { $0.dateOfBirth = newValue } }
   }
-  /// The device's calendar, which statistics collections use for their intervals.
+  /// The device's calendar as it is now (its time zone follows the phone),
+  /// which a statistics collection uses for its intervals when it runs:
+  /// change it between two queries to model travel.
   public var calendar: Calendar {
     get { withState { $0.calendar } }
     set { withState { $0.calendar = newValue } }
   }
+  /// The Objective-C exceptions HealthKit raised so far, each with its
+  /// message: creating an `HKQuantitySample` whose end precedes its start or
+  /// whose value is not finite (recorded when it is saved), asking for
+  /// authorization without the Info.plist usage description, or asking to
+  /// share a type apps may not write. On a device each one ends the app.
+  public var raisedExceptions: [String] { withState { $0.raisedExceptions } }
+  /// The app's Info.plist usage descriptions (`NSHealthShareUsageDescription`,
+  /// `NSHealthUpdateUsageDescription`); both by default.
+  public var usageDescriptions: Set<String> {
+    get { withState { $0.usageDescriptions } }
+    set { withState { $0.usageDescriptions = newValue } }
+  }
+  /// Types apps may read but not share (Apple computes them): asking to
+  /// share one raises an exception. Exercise time by default.
+  public var unshareableTypes: Set<String> {
+    get { withState { $0.unshareableTypes } }
+    set { withState { $0.unshareableTypes = newValue } }
+  }
+
+  static let shareUsageDescription = "NSHealthShareUsageDescription"
+  static let updateUsageDescription = "NSHealthUpdateUsageDescription"
+
+  func raise(_ exception: String) { withState { $0.raisedExceptions.append(exception) } }
+
   /// The class names of the queries executed so far, in order.
   public var executedQueries: [String] { withState { $0.executedQueries } }
   /// How many times the prompt was shown.
@@ -306,6 +337,10 @@ public final class HealthStoreSimulation: @unchecked Sendable {
   }
 
   func store(_ sample: HKQuantitySample) {
+    if let exception = sample.raisedException {
+      raise(exception)
+      return
+    }
     let observers = withState { state -> [HKObserverQuery] in
       state.samples.append(sample)
       return state.observers.values.filter { $0.objectType?.identifier == sample.sampleType.identifier }
@@ -473,6 +508,23 @@ public final class HealthStoreSimulation: @unchecked Sendable {
   /// Shows the prompt (when a type was not asked for yet) and records the answers.
   func answerPrompt(for identifiers: Set<String>, share: Set<String>) -> HKError? {
     withState { state in
+      // What ends the app on a device: an NSInvalidArgumentException from the request itself.
+      var exception: String?
+      let refused = share.intersection(state.unshareableTypes).sorted()
+      if !identifiers.isEmpty, !state.usageDescriptions.contains(Self.shareUsageDescription) {
+        exception =
+          "NSHealthShareUsageDescription must be set in the app's Info.plist in order to request read authorization"
+      } else if !share.isEmpty, !state.usageDescriptions.contains(Self.updateUsageDescription) {
+        exception =
+          "NSHealthUpdateUsageDescription must be set in the app's Info.plist in order to request write authorization"
+      } else if !refused.isEmpty {
+        exception =
+          "Authorization to share the following types is disallowed: \(refused.joined(separator: ", "))"
+      }
+      if let exception {
+        state.raisedExceptions.append("NSInvalidArgumentException: " + exception)
+        return HKError(.errorInvalidArgument, userInfo: [NSLocalizedDescriptionKey: exception])
+      }
       if !state.hasHealthKitEntitlement { return .missingEntitlement(Self.healthKitEntitlement) }
       if state.isRestricted { return .make(.errorHealthDataRestricted) }
       if let code = state.authorizationFailure { return .make(code) }
@@ -506,54 +558,58 @@ public final class HealthStoreSimulation: @unchecked Sendable {
   func wasRequested(_ identifier: String) -> Bool { withState { $0.requested.contains(identifier) } }
   func grant(for identifier: String) -> Answer? { withState { $0.granted[identifier] } }
 
-  /// What a statistics query sums: HealthKit's merge of the sources, or, in
-  /// ``inflatesFilteredStatistics`` mode with a metadata filter in the
-  /// predicate, the plain sum of every source.
+  /// What a statistics query sums: the merge of the sources in the
+  /// person's Data Sources order for the type (``dataSourcesOrder(for:)``),
+  /// or, in ``inflatesFilteredStatistics`` mode with a metadata filter in
+  /// the predicate, the plain sum of every source.
   func statisticsSum(of samples: [HKQuantitySample], in interval: DateInterval, predicate: NSPredicate?)
     -> Double
   {
+    guard let type = samples.first?.quantityType else { return 0 }
     if inflatesFilteredStatistics, PredicateInterpreter.hasMetadataCondition(predicate) {
-      return Self.rawSum(of: samples, in: interval)
+      return DataSourcesMerge.plainSums(of: samples, in: interval, unit: type.baseUnit).values.reduce(0, +)
     }
-    return Self.mergedSum(of: samples, in: interval)
+    let order = dataSourcesOrder(for: HKQuantityTypeIdentifier(rawValue: type.identifier), among: samples)
+    return DataSourcesMerge(order: order).total(of: samples, in: interval, unit: type.baseUnit)
   }
 
-  /// The plain sum of `samples`' parts inside `interval` (in proportion to time), no merge.
-  static func rawSum(of samples: [HKQuantitySample], in interval: DateInterval) -> Double {
-    samples.reduce(0) { total, sample in
-      let value = sample.quantity.doubleValue(for: sample.quantityType.baseUnit)
-      if sample.startDate == sample.endDate {
-        return total + (interval.start <= sample.startDate && sample.startDate < interval.end ? value : 0)
-      }
-      let start = max(sample.startDate, interval.start)
-      let end = min(sample.endDate, interval.end)
-      guard start < end else { return total }
-      return total + value * end.timeIntervalSince(start) / sample.endDate.timeIntervalSince(sample.startDate)
-    }
+  /// Each source's own sum inside `interval`, unmerged: what
+  /// `sumQuantity(for:)` answers under `.separateBySource`.
+  func sumsBySource(of samples: [HKQuantitySample], in interval: DateInterval) -> [String: Double] {
+    guard let type = samples.first?.quantityType else { return [:] }
+    return DataSourcesMerge.plainSums(of: samples, in: interval, unit: type.baseUnit)
   }
 
-  /// Merged totals of `samples` over `interval`, through StepKitCore's
-  /// priority merge (HealthKit's statistics merge sources the same way;
-  /// energy is merged like any cumulative quantity).
-  static func mergedSum(of samples: [HKQuantitySample], in interval: DateInterval) -> Double {
-    var log = SampleLog()
-    var kind = QuantityKind.steps
-    for sample in samples {
-      let isSteps = sample.quantityType.identifier == HKQuantityTypeIdentifier.stepCount.rawValue
-      kind = isSteps ? .steps : .distance
-      let value = sample.quantity.doubleValue(for: sample.quantityType.baseUnit)
-      let device = sample.device.map {
-        Device(
-          name: $0.name, manufacturer: $0.manufacturer, model: $0.model, hardware: $0.hardwareVersion,
-          software: $0.softwareVersion)
-      }
-      log.append(
-        Sample(
-          kind: kind, start: sample.startDate, end: sample.endDate, value: value,
-          source: sample.sourceRevision.source.name, device: device, isUserEntered: sample.isUserEntered))
-    }
-    let totals = log.totals(in: interval, policy: .all)
-    return kind == .steps ? totals.steps : totals.distanceMeters
+  // MARK: Data Sources order
+
+  /// The person's Data Sources order for a type, as bundle identifiers,
+  /// highest priority first: what the person set with
+  /// ``setDataSourcesOrder(_:for:)``, followed by the sources not in it in
+  /// Apple's default order (typed-in entries, Apple's devices with the
+  /// Watch above the iPhone, then other apps).
+  ///
+  /// - Parameter identifier: The quantity type.
+  /// - Returns: The bundle identifiers of every source with samples of the type.
+  public func dataSourcesOrder(for identifier: HKQuantityTypeIdentifier) -> [String] {
+    let samples = withState { $0.samples.filter { $0.sampleType.identifier == identifier.rawValue } }
+    return dataSourcesOrder(for: identifier, among: samples)
+  }
+
+  /// Reorders a type's Data Sources, as a person does by dragging sources in
+  /// the Health app; the sources not named keep Apple's default order below them.
+  ///
+  /// - Parameters:
+  ///   - origins: The sources, highest priority first.
+  ///   - identifier: The quantity type.
+  public func setDataSourcesOrder(_ origins: [Origin], for identifier: HKQuantityTypeIdentifier) {
+    withState { $0.userOrder[identifier.rawValue] = origins.map(\.bundleIdentifier) }
+  }
+
+  func dataSourcesOrder(for identifier: HKQuantityTypeIdentifier, among samples: [HKQuantitySample])
+    -> [String]
+  {
+    let chosen = withState { $0.userOrder[identifier.rawValue] ?? [] }
+    return chosen + DataSourcesMerge.defaultOrder(of: samples).filter { !chosen.contains($0) }
   }
 }
 

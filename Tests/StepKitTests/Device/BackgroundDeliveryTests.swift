@@ -78,6 +78,7 @@
       // First launch: register and enable; then the system ends the app.
       let first = counter(store, clock: clock).registerBackgroundDelivery { _ in }
       try await first.enabled()
+      await store.simulation.waitForObserverCompletions(1)  // its call on starting
       #expect(store.simulation.backgroundDelivery[HKQuantityTypeIdentifier.stepCount.rawValue] == .hourly)
       store.simulation.terminateApp()
 
@@ -93,12 +94,17 @@
       }
       #expect(woke)
       await gate.waitUntilEntered()
-      #expect(gate.seen.map(\.roundedSteps) == [1000])
-      #expect(store.simulation.observerCompletions == 0)  // HealthKit still waits: onUpdate runs
+      // The first launch's observer had its one call when it started (devices call a new
+      // observer once), and its completion; this launch's calls wait for onUpdate.
+      #expect(gate.seen.allSatisfy { $0.roundedSteps == 1000 })
+      #expect(store.simulation.observerCompletions == 1)  // HealthKit still waits: onUpdate runs
       gate.open()
-      await store.simulation.waitForObserverCompletions(1)
-      #expect(gate.completionsWhileInside == [0])
-      #expect(store.simulation.observerDeliveries == 1)
+      // This launch's observer: its call on starting, and the relaunch's delivery; onUpdate is
+      // idempotent, both show today's 1,000.
+      await store.simulation.waitForObserverCompletions(3)
+      #expect(gate.seen.map(\.roundedSteps) == [1000, 1000])
+      #expect(gate.completionsWhileInside.first == 1)
+      #expect(store.simulation.observerDeliveries == 3)
       try await registration?.enabled()
       #expect(registration?.lastError == nil)
       registration?.cancel()
@@ -115,11 +121,11 @@
       let nine = try HealthFixture.date("2026-11-29T09:00:00+08:00")
       store.simulation.add(steps: 600, from: nine, to: nine.addingTimeInterval(600))
       #expect(store.simulation.relaunchInBackground {})
-      let late = counter(store, clock: clock).registerBackgroundDelivery { _ in
-        Issue.record("a late observer must not receive the relaunch's delivery")
-      }
+      let late = counter(store, clock: clock).registerBackgroundDelivery { _ in }
       try await late.enabled()
-      #expect(store.simulation.observerDeliveries == 0)
+      // Only the call every observer gets when it starts; the relaunch's delivery went nowhere.
+      await store.simulation.waitForObserverCompletions(1)
+      #expect(store.simulation.observerDeliveries == 1)
       late.cancel()
     }
 
@@ -139,12 +145,16 @@
       // Reading fails after the change: onUpdate is skipped, the completion still comes.
       let failing = HealthFixture.Store(clock: clock)
       try await failing.authorize()
-      let registration = counter(failing, clock: clock).registerBackgroundDelivery { _ in
-        Issue.record("no count when reading fails")
+      let before = UpdateGate()
+      before.open()
+      let registration = counter(failing, clock: clock).registerBackgroundDelivery { count in
+        await before.hold(count, completions: 0)
       }
+      await failing.simulation.waitForObserverCompletions(1)  // its call on starting, read fine
       failing.simulation.queryFailure = .errorInvalidArgument
       failing.simulation.add(steps: 5, from: clock.now().addingTimeInterval(-60), to: clock.now())
-      await failing.simulation.waitForObserverCompletions(1)
+      await failing.simulation.waitForObserverCompletions(2)
+      #expect(before.seen.count == 1)
       #expect(registration.lastError == .queryFailed(code: 3, message: "HealthKit error 3"))
 
       // Ten changes: ten updates, ten completions.
@@ -155,14 +165,16 @@
       let many = counter(failing, clock: clock).registerBackgroundDelivery { count in
         await updates.hold(count, completions: 0)
       }
+      await failing.simulation.waitForObserverCompletions(3)  // the new observer's first call
       for minute in 1...10 {
         failing.simulation.add(
           steps: 1, from: clock.now().addingTimeInterval(Double(-minute * 60)),
           to: clock.now().addingTimeInterval(Double(-minute * 60 + 30)))
       }
-      await failing.simulation.waitForObserverCompletions(11)
-      #expect(failing.simulation.observerDeliveries == 11)
-      #expect(updates.seen.count == 10)
+      // The first registration's start and change, then the new one's start and ten changes.
+      await failing.simulation.waitForObserverCompletions(13)
+      #expect(failing.simulation.observerDeliveries == 13)
+      #expect(updates.seen.count == 11)
       many.cancel()
     }
 
