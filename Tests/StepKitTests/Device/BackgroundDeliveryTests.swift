@@ -9,7 +9,7 @@
     private let lock = NSLock()
     private var counts: [StepCount] = []
     private var completionsSeenInside: [Int] = []
-    private var waiting: CheckedContinuation<Void, Never>?
+    private var waiting: [CheckedContinuation<Void, Never>] = []
     private var entered: [CheckedContinuation<Void, Never>] = []
     private var isOpen = false
 
@@ -25,7 +25,7 @@
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         let open: Bool = lock.withLock {
           if isOpen { return true }
-          waiting = continuation
+          waiting.append(continuation)
           return false
         }
         if open { continuation.resume() }
@@ -46,12 +46,12 @@
 
     /// Lets `onUpdate` return.
     func open() {
-      let pending: CheckedContinuation<Void, Never>? = lock.withLock {
+      let pending: [CheckedContinuation<Void, Never>] = lock.withLock {
         isOpen = true
-        defer { waiting = nil }
+        defer { waiting = [] }
         return waiting
       }
-      pending?.resume()
+      for continuation in pending { continuation.resume() }
     }
 
     var seen: [StepCount] { lock.withLock { counts } }
