@@ -40,10 +40,12 @@
     }
 
     private func refresh() async {
+      let previous = status
       status = await counter.authorizationStatus()
       #if canImport(UIKit) && os(iOS)
-        // Access was just asked for: background delivery can start now.
-        BackgroundSteps.shared.start(counter)
+        // Access changed (the prompt was just answered): an observer HealthKit stopped before
+        // is registered again; the launch observer, while alive, is kept.
+        if status != previous { BackgroundSteps.shared.start(counter) }
       #endif
     }
   }

@@ -18,12 +18,15 @@
     nonisolated static let latestStepsKey = "latestTodaySteps"
 
     private var registration: BackgroundDeliveryRegistration?
-    private var enabled = false
 
-    /// Registers the observer and enables delivery; after access was first
-    /// granted (when enabling failed before), it registers again.
+    /// Registers the observer and enables delivery, unless the observer
+    /// registered earlier is still alive. At first launch it is registered
+    /// before access was asked for, and HealthKit stops it with "not
+    /// determined": after the person answers the prompt, calling this again
+    /// registers a new one. A live observer (the one registered at launch,
+    /// which background relaunches deliver to) is never replaced.
     func start(_ counter: StepCounter) {
-      guard !enabled else { return }
+      if let registration, registration.isObserving { return }
       registration?.cancel()
       let registration = counter.registerBackgroundDelivery(frequency: .hourly) { count in
         UserDefaults.standard.set(count.roundedSteps, forKey: BackgroundSteps.latestStepsKey)
@@ -32,7 +35,6 @@
       Task {
         do {
           try await registration.enabled()
-          enabled = true
         } catch {
           NSLog("Steps: background delivery not enabled: %@", error.localizedDescription)
         }

@@ -45,9 +45,12 @@ public class HKHealthStore: NSObject {
     let identifiers = Set(typesToShare.map(\.identifier)).union(typesToRead.map(\.identifier))
     let pending = identifiers.contains { !simulation.wasRequested($0) }
     let entitlement = simulation.entitlementError(backgroundDelivery: false)
+    let restricted = simulation.isRestricted
     simulation.handlerQueue.async {
       if let entitlement {
         completion(.unknown, entitlement)
+      } else if restricted {
+        completion(.unknown, HKError.make(.errorHealthDataRestricted))
       } else if !supported {
         completion(.unknown, HKError.make(.errorHealthDataUnavailable))
       } else {

@@ -142,15 +142,29 @@ final class HKStandInPredicate: NSPredicate {
 
 /// Interprets HealthKit predicates and compounds of them.
 enum PredicateInterpreter {
-  static func matches(_ predicate: NSPredicate?, _ sample: HKSample) -> Bool {
+  /// Whether `sample` matches `predicate`. With `missingKeyIsNull`, a metadata condition on a
+  /// key the sample lacks is unknown, as in SQL, and stays unknown under NOT: the sample is
+  /// left out whatever the NOT says.
+  static func matches(_ predicate: NSPredicate?, _ sample: HKSample, missingKeyIsNull: Bool = false) -> Bool {
+    evaluate(predicate, sample, missingKeyIsNull: missingKeyIsNull) ?? false
+  }
+
+  /// Three-valued evaluation: `nil` is unknown (Kleene's logic for AND, OR and NOT).
+  private static func evaluate(_ predicate: NSPredicate?, _ sample: HKSample, missingKeyIsNull: Bool) -> Bool?
+  {
     guard let predicate else { return true }
-    if let leaf = predicate as? HKStandInPredicate { return leaf.matches(sample) }
+    if let leaf = predicate as? HKStandInPredicate {
+      if missingKeyIsNull, case .metadataIn(let key, _) = leaf.condition, sample.metadata?[key] == nil {
+        return nil
+      }
+      return leaf.matches(sample)
+    }
     if let compound = predicate as? NSCompoundPredicate {
-      let parts = compound.subpredicates
+      let parts = compound.subpredicates.map { evaluate($0, sample, missingKeyIsNull: missingKeyIsNull) }
       switch compound.compoundPredicateType {
-      case .and: return parts.allSatisfy { matches($0, sample) }
-      case .or: return parts.contains { matches($0, sample) }
-      case .not: return !(parts.first.map { matches($0, sample) } ?? true)
+      case .and: return parts.contains(false) ? false : (parts.contains(nil) ? nil : true)
+      case .or: return parts.contains(true) ? true : (parts.contains(nil) ? nil : false)
+      case .not: return (parts.first ?? true).map { !$0 }
       @unknown default: return false
       }
     }

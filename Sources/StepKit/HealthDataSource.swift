@@ -22,6 +22,16 @@ public protocol HealthDataSource: StepSource {
   ///   be shown, ``AuthorizationState/requestedReadAccessUnknown`` after.
   func authorizationState(for request: AuthorizationRequest) async -> AuthorizationState
 
+  /// What is known about access to the types in `request`, or why it cannot
+  /// be known (a missing entitlement, a failing store): the error a person
+  /// must act on, rather than a prompt that would fail.
+  ///
+  /// - Parameter request: Types to read and write.
+  /// - Returns: The state, or the mapped error.
+  func authorizationOutcome(for request: AuthorizationRequest) async -> Result<
+    AuthorizationState, StepKitError
+  >
+
   /// The person's biological sex.
   ///
   /// - Returns: The value, or why there is none.
@@ -75,6 +85,19 @@ public protocol HealthDataSource: StepSource {
   func observeStepChanges(_ onChange: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void)
     -> StepObservation
 
+  /// Like ``observeStepChanges(_:)``, and hands `onError` each error the
+  /// observer reports (access not asked for, a missing entitlement) before
+  /// acknowledging it.
+  ///
+  /// - Parameters:
+  ///   - onError: Called with each mapped error.
+  ///   - onChange: Called for each change.
+  /// - Returns: The observation; cancelling it stops the query.
+  func observeStepChanges(
+    onError: @escaping @Sendable (StepKitError) -> Void,
+    _ onChange: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
+  ) -> StepObservation
+
   /// Lets HealthKit wake the app when new step samples arrive.
   ///
   /// - Parameter frequency: How often at most.
@@ -83,6 +106,29 @@ public protocol HealthDataSource: StepSource {
 }
 
 extension HealthDataSource {
+  /// ``observeStepChanges(_:)``, for sources whose observers report no errors.
+  ///
+  /// - Parameters:
+  ///   - onError: Never called.
+  ///   - onChange: Called for each change.
+  /// - Returns: The observation.
+  public func observeStepChanges(
+    onError: @escaping @Sendable (StepKitError) -> Void,
+    _ onChange: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
+  ) -> StepObservation {
+    observeStepChanges(onChange)
+  }
+
+  /// The state from ``authorizationState(for:)``, never an error (for sources that cannot fail).
+  ///
+  /// - Parameter request: Types to read and write.
+  /// - Returns: The state.
+  public func authorizationOutcome(for request: AuthorizationRequest) async -> Result<
+    AuthorizationState, StepKitError
+  > {
+    .success(await authorizationState(for: request))
+  }
+
   /// Saves a measurement taken at one moment, `date`.
   ///
   /// - Parameters:

@@ -48,24 +48,45 @@ extension StepCounter {
         throw StepKitError.sourceNotConfigured(.healthKit)
       }
     }
-    let box = RegistrationBox()
-    let observation = health.observeStepChanges { done in
+    let lastError = LockedValue<StepKitError?>(nil)
+    let ended = LockedValue(false)
+    let policy = policy
+    let clock = clock
+    let calendar = calendar
+    let onError: @Sendable (StepKitError) -> Void = { error in
+      lastError.value = error
+      // HealthKit stops an observer that fails (access not asked for yet): it must be registered
+      // again once that is fixed. A locked phone only pauses it.
+      if error != .healthDatabaseLocked { ended.value = true }
+    }
+    let observation = health.observeStepChanges(onError: onError) { done in
       Task {
+        // HealthKit only: in the background CoreMotion's iPhone-only count would replace the
+        // Watch's steps. A locked phone is a pause: acknowledge now, count again on unlock.
+        let today = LocalDays.todaySoFar(at: clock.now(), calendar: calendar)
         do {
-          let count = try await self.todaySteps()
-          box.registration?.record(nil)
+          let count = try await health.steps(in: today, policy: policy)
+          lastError.value = nil
           await onUpdate(count)
+        } catch StepKitError.healthDatabaseLocked {
+          lastError.value = .healthDatabaseLocked
+          Self.onceUnlocked(clock) {
+            guard
+              let count = try? await health.steps(
+                in: LocalDays.todaySoFar(at: clock.now(), calendar: calendar), policy: policy)
+            else { return }
+            lastError.value = nil
+            await onUpdate(count)
+          }
         } catch {
-          box.registration?.record(StepKitError.wrapping(error))
+          lastError.value = StepKitError.wrapping(error)
         }
         done()
       }
     }
-    let registration = BackgroundDeliveryRegistration(observation: observation) {
+    return BackgroundDeliveryRegistration(observation: observation, state: lastError, ended: ended) {
       try await health.enableBackgroundDelivery(frequency: frequency)
     }
-    box.registration = registration
-    return registration
   }
 
   /// Lets HealthKit wake the app when new steps arrive, without registering
@@ -83,6 +104,21 @@ extension StepCounter {
     guard let health else { throw StepKitError.sourceNotConfigured(.healthKit) }
     try await health.enableBackgroundDelivery(frequency: frequency)
   }
+
+  /// Runs `work` once, when protected data next becomes available.
+  static func onceUnlocked(_ clock: any StepClock, _ work: @escaping @Sendable () async -> Void) {
+    let fired = OnceFlag()
+    let holder = LockedValue<NotificationObservation?>(nil)
+    let observation = NotificationObservation(
+      center: clock.notificationCenter, names: [DeviceNotification.protectedDataDidBecomeAvailable]
+    ) {
+      guard fired.claim() else { return }
+      holder.value?.cancel()
+      holder.value = nil
+      Task { await work() }
+    }
+    holder.value = observation
+  }
 }
 
 /// A registration for background delivery
@@ -90,10 +126,16 @@ extension StepCounter {
 public final class BackgroundDeliveryRegistration: Sendable {
   private let observation: StepObservation?
   private let enabling: Task<Void, any Error>
-  private let state = LockedValue<StepKitError?>(nil)
+  private let state: LockedValue<StepKitError?>
+  private let ended: LockedValue<Bool>
 
-  init(observation: StepObservation?, enable: @escaping @Sendable () async throws -> Void) {
+  init(
+    observation: StepObservation?, state: LockedValue<StepKitError?> = LockedValue(nil),
+    ended: LockedValue<Bool> = LockedValue(false), enable: @escaping @Sendable () async throws -> Void
+  ) {
     self.observation = observation
+    self.state = state
+    self.ended = ended
     enabling = Task { try await enable() }
   }
 
@@ -110,27 +152,21 @@ public final class BackgroundDeliveryRegistration: Sendable {
     }
   }
 
-  /// Why today's count could not be read for the latest change, if it could not (`nil` after a
-  /// change was delivered to `onUpdate`).
+  /// Why today's count could not be read for the latest change, or the error
+  /// HealthKit's observer reported (access not asked for, a missing
+  /// entitlement), if any: `nil` after a change was delivered to `onUpdate`;
+  /// ``StepKitError/healthDatabaseLocked`` while a locked phone defers the
+  /// count until protected data is available again.
   public var lastError: StepKitError? { state.value }
+
+  /// Whether the observer query still runs: `false` after ``cancel()``, or
+  /// after HealthKit reported an error that stopped it (access not yet asked
+  /// for at first launch, a missing entitlement). Register again when it is
+  /// `false` and access may have changed; a live one needs nothing.
+  public var isObserving: Bool { observation.map { !$0.isCancelled } == true && !ended.value }
 
   /// Stops observing (background delivery stays enabled until the app disables it).
   public func cancel() { observation?.cancel() }
-
-  func record(_ error: StepKitError?) { state.value = error }
-}
-
-/// Lets the observer's handler reach the registration created after it. Held weakly: the
-/// registration holds the observer query whose handler holds this box, and a strong
-/// reference would keep both alive after the app lets the registration go (the store keeps
-/// the running query, and so the delivery, until it is cancelled).
-final class RegistrationBox: @unchecked Sendable {
-  private let lock = NSLock()
-  private weak var stored: BackgroundDeliveryRegistration?
-  var registration: BackgroundDeliveryRegistration? {
-    get { lock.withLock { stored } }
-    set { lock.withLock { stored = newValue } }
-  }
 }
 
 /// A value guarded by a lock.

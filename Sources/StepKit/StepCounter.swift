@@ -21,9 +21,9 @@ public final class StepCounter: Sendable {
     /// CoreMotion only (this iPhone's own motion history, seven days).
     case motion
     /// HealthKit; CoreMotion when HealthKit is unavailable, locked, not yet
-    /// authorized, failing, or returns no data at all (asked then only when
-    /// the app already has Motion & Fitness access, so that no prompt
-    /// appears unasked). The default.
+    /// authorized, failing, or returns no data at all. Except on a device
+    /// without HealthKit, CoreMotion is asked only when the app already has
+    /// Motion & Fitness access, so that no prompt appears unasked. The default.
     case healthKitThenMotion
   }
 
@@ -108,9 +108,16 @@ public final class StepCounter: Sendable {
   public func authorizationStatus(for request: AuthorizationRequest = .stepsAndDistance) async
     -> AuthorizationStatus
   {
-    async let healthState = health?.authorizationState(for: request)
+    async let healthOutcome = health?.authorizationOutcome(for: request)
     async let motionState = motion?.authorizationState()
-    return AuthorizationStatus(healthKit: await healthState, motion: await motionState)
+    switch await healthOutcome {
+    case .success(let state)?:
+      return AuthorizationStatus(healthKit: state, motion: await motionState)
+    case .failure(let error)?:
+      return AuthorizationStatus(healthKit: .notRequested, motion: await motionState, healthKitError: error)
+    case nil:
+      return AuthorizationStatus(healthKit: nil, motion: await motionState)
+    }
   }
 
   // MARK: Steps and distance
@@ -310,6 +317,11 @@ public final class StepCounter: Sendable {
         primary = try await ask(health)
       } catch let error as StepKitError {
         guard let motion, Self.allowsFallback(error) else { throw error }
+        // Only a device without HealthKit makes CoreMotion the source proper; on any other
+        // HealthKit error (access not yet asked for, on first launch) asking CoreMotion while
+        // its access is not determined would show the Motion & Fitness prompt unasked.
+        let motionAnswers = error == .healthDataUnavailable ? true : await Self.mayProbe(motion)
+        guard motionAnswers else { throw error }
         do {
           var result = try await ask(motion)
           result.provenance.fallbackReason = error.fallbackReason
@@ -356,14 +368,22 @@ public struct AuthorizationStatus: Sendable, Hashable {
   public var healthKit: AuthorizationState?
   /// CoreMotion's state, or `nil` when the counter has no motion source.
   public var motion: AuthorizationState?
+  /// Why HealthKit could not say (a missing entitlement, a failing store),
+  /// or `nil`. When set, ``healthKit`` is only a placeholder: show this error
+  /// rather than a button that asks for access.
+  public var healthKitError: StepKitError?
 
   /// Creates a status.
   ///
   /// - Parameters:
   ///   - healthKit: HealthKit's state.
   ///   - motion: CoreMotion's state.
-  public init(healthKit: AuthorizationState?, motion: AuthorizationState?) {
+  ///   - healthKitError: Why HealthKit could not say, if it could not.
+  public init(
+    healthKit: AuthorizationState?, motion: AuthorizationState?, healthKitError: StepKitError? = nil
+  ) {
     self.healthKit = healthKit
     self.motion = motion
+    self.healthKitError = healthKitError
   }
 }

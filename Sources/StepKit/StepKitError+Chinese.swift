@@ -64,7 +64,9 @@ extension StepKitError {
     case .sourceNotConfigured: return "请为 StepCounter 提供其策略所需的步数来源。"
     case .unsupportedDataType: return "测量值请使用体重、身高、体温、活动能量或静息能量。"
     case .motionNotAvailable: return nil
-    case .motionNotAuthorized: return "请在 \(motion) 中为本应用开启权限，或前往本应用的设置页面。"
+    case .motionNotAuthorized:
+      return "请在 \(motion) 中为本应用开启权限，或前往本应用的设置页面，"
+        + "并确认 \(motion) > 健身追踪 中已打开“健身追踪”。"
     case .motionRestricted:
       return "请检查 设置 > 屏幕使用时间 > 内容和隐私访问限制 中的限制（或联系设备管理员），"
         + "并在 \(motion) > 健身追踪 中打开“健身追踪”。"

@@ -66,7 +66,9 @@ extension StepKitError {
         : "請在 Xcode 中打開 App 目標的「Signing & Capabilities」標籤頁，勾選 HealthKit 下的「Background Delivery」。"
     case .unsupportedDataType: return "測量值請使用體重、身高、體溫、活動能量或靜息能量。"
     case .motionNotAvailable: return nil
-    case .motionNotAuthorized: return "請在 \(motion) 中為本 App 開啟權限，或前往本 App 的設定頁面。"
+    case .motionNotAuthorized:
+      return "請在 \(motion) 中為本 App 開啟權限，或前往本 App 的設定頁面，"
+        + "並確認 \(motion) > 健身追蹤 中已開啟「健身追蹤」。"
     case .motionRestricted:
       return "請檢查 設定 > 螢幕使用時間 > 內容與隱私權限制 中的限制（或聯絡裝置管理者），"
         + "並在 \(motion) > 健身追蹤 中開啟「健身追蹤」。"

@@ -64,7 +64,9 @@ public enum StepKitError: Error, Equatable, Hashable, Sendable {
   /// This device has no step counter (`CMErrorMotionActivityNotAvailable`, 104).
   case motionNotAvailable
   /// The person did not allow Motion & Fitness access, or turned it off
-  /// (`CMErrorMotionActivityNotAuthorized`, 105).
+  /// (`CMErrorMotionActivityNotAuthorized`, 105). Whether turning off Fitness
+  /// Tracking reports this or ``motionRestricted`` is not documented, so the
+  /// recovery suggestion of both names that switch.
   case motionNotAuthorized
   /// Motion & Fitness access is blocked for every app
   /// (`CMAuthorizationStatus.restricted`): by a Screen Time restriction or a
@@ -283,7 +285,9 @@ extension StepKitError {
     case .unsupportedDataType:
       return "Use body mass, height, body temperature, or active or resting energy for measurements."
     case .motionNotAvailable: return nil
-    case .motionNotAuthorized: return "Turn on this app under \(motion), or in the app's Settings page."
+    case .motionNotAuthorized:
+      return "Turn on this app under \(motion), or in the app's Settings page, "
+        + "and check that Fitness Tracking is on in \(motion) > Fitness Tracking."
     case .motionRestricted:
       return "Check Screen Time restrictions in Settings > Screen Time > Content & Privacy Restrictions "
         + "(or ask the device's administrator), and turn on Fitness Tracking in \(motion) > Fitness Tracking."

@@ -108,3 +108,22 @@ struct AccessGuidanceTests {
     #expect(guidance.hint == "請解鎖裝置後再試一次。")
   }
 }
+
+#if canImport(HealthKitStandIn)
+  import HealthKitStandIn
+
+  @Suite("Access guidance over a device that answers with an error")
+  struct AccessGuidanceErrorTests {
+    @Test("a build without the HealthKit entitlement is told so, not offered the prompt")
+    func missingEntitlement() async throws {
+      let simulation = HealthStoreSimulation()
+      simulation.hasHealthKitEntitlement = false
+      let counter = StepCounter(
+        health: HealthKitStepSource(store: HKHealthStore(simulation: simulation)), motion: nil,
+        bundle: DictionaryBundleInfo.complete)
+      let guidance = try #require(await AccessCheck(counter: counter).guidance())
+      #expect(guidance.action != .requestHealthAccess)
+      #expect(guidance.situation == .error(.missingEntitlement(key: InfoPlistKey.healthKitEntitlement)))
+    }
+  }
+#endif

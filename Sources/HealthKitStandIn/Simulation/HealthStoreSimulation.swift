@@ -97,6 +97,7 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     var saveFailure: HKError.Code?
     var backgroundDeliveryFailure: HKError.Code?
     var inflatesFilteredStatistics = false
+    var missingMetadataKeyIsNull = false
     var hasHealthKitEntitlement = true
     var hasBackgroundDeliveryEntitlement = true
     var biologicalSex = HKBiologicalSex.notSet
@@ -225,6 +226,17 @@ public final class HealthStoreSimulation: @unchecked Sendable {
   public var inflatesFilteredStatistics: Bool {
     get { withState { $0.inflatesFilteredStatistics } }
     set { withState { $0.inflatesFilteredStatistics = newValue } }
+  }
+  /// Evaluates `predicateForObjects(withMetadataKey:allowedValues:)` as SQL
+  /// would a NULL when a sample lacks the key: unknown, and still unknown
+  /// under `NOT`, so `NOT(typed-in)` drops every sample without the key (every
+  /// iPhone and Watch sample). No document says how HealthKit evaluates it;
+  /// this mode lets a test show that code relying on it can lose every step.
+  /// The format predicate `metadata.%K != YES` is unaffected (a missing key
+  /// is "not YES"). Off by default.
+  public var missingMetadataKeyIsNull: Bool {
+    get { withState { $0.missingMetadataKeyIsNull } }
+    set { withState { $0.missingMetadataKeyIsNull = newValue } }
   }
   /// The stored biological sex.
   public var biologicalSex: HKBiologicalSex {
@@ -485,7 +497,7 @@ public final class HealthStoreSimulation: @unchecked Sendable {
       return state.samples.filter { sample in
         sample.sampleType.identifier == type.identifier
           && (readable || sample.sourceRevision.source == own)
-          && PredicateInterpreter.matches(predicate, sample)
+          && PredicateInterpreter.matches(predicate, sample, missingKeyIsNull: state.missingMetadataKeyIsNull)
       }
     }
   }

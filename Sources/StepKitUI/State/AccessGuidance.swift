@@ -81,7 +81,8 @@ public struct AccessGuidance: Sendable, Hashable {
   /// Guidance for what is known about the app's access, or `nil` when
   /// nothing stands in the way of counting.
   ///
-  /// HealthKit comes first: a prompt not yet shown is offered; Health
+  /// HealthKit comes first: an error HealthKit answered with is shown as
+  /// it is (``AuthorizationStatus/healthKitError``); a prompt not yet shown is offered; Health
   /// being unavailable or restricted hands over to Motion & Fitness, whose
   /// state is then explained. After the Health prompt was answered, nothing
   /// is said until a result comes back empty (see ``noDataMayMeanDeniedAccess(formatting:)``).
@@ -92,6 +93,8 @@ public struct AccessGuidance: Sendable, Hashable {
   /// - Returns: The guidance, or `nil`.
   public static func guidance(for status: AuthorizationStatus, formatting: StepFormatting) -> AccessGuidance?
   {
+    // HealthKit could not say (a missing entitlement): its error, not a prompt that would fail.
+    if let error = status.healthKitError { return AccessGuidance(error: error, formatting: formatting) }
     switch status.healthKit {
     case .notRequested?: return health(.notRequested, formatting: formatting)
     case .requestedReadAccessUnknown?, .authorized?: return nil

@@ -193,6 +193,31 @@
       #expect(rig.motion.device.requestsReceived == 0)
     }
 
+    @Test(
+      "first launch: HealthKit not yet asked, CoreMotion not determined: HealthKit's error, no prompt",
+      arguments: [
+        StepKitError.authorizationNotDetermined(.steps), .healthDatabaseLocked, .healthDataRestricted,
+      ])
+    func errorNoPrompt(failure: StepKitError) async throws {
+      let rig = try StrategyRig(authorization: .notDetermined)
+      rig.health.failAlways(.steps, with: failure)
+      rig.health.failAlways(.liveUpdates, with: failure)
+      let counter = rig.counter(.healthKitThenMotion)
+      let oneShot = await motionError { _ = try await rig.motion.run { try await counter.todaySteps() } }
+      #expect(oneShot == failure)
+      let live = await motionError {
+        try await rig.motion.run {
+          for try await _ in counter.todayStepUpdates() {}
+        }
+      }
+      #expect(live == failure)
+      #expect(rig.motion.device.promptsShown == 0)
+      #expect(rig.motion.device.requestsReceived == 0)
+      // Asked on purpose (the .motion strategy), CoreMotion does show its prompt.
+      _ = try await rig.motion.run { try await rig.counter(.motion).todaySteps() }
+      #expect(rig.motion.device.promptsShown == 1)
+    }
+
     @Test("live updates: the same, no prompt")
     func live() async throws {
       let rig = try StrategyRig(healthSteps: nil, motionSteps: 800, authorization: .notDetermined)

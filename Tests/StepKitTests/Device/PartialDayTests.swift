@@ -96,5 +96,26 @@
       #expect(error == .motionRestricted)
       #expect(error?.recoverySuggestion(in: .english)?.contains("Fitness Tracking") == true)
     }
+
+    @Test(
+      "denied access names the Fitness Tracking switch too: which status it reports is undocumented",
+      arguments: [CMAuthorizationStatus.denied, .restricted])
+    func fitnessTrackingEitherWay(status: CMAuthorizationStatus) async throws {
+      // The stand-in can play either answer to the Fitness Tracking switch; the guidance must hold for both.
+      let rig = try MotionRig(now: "2026-11-29T18:00:00+08:00", authorization: status)
+      let error = try #require(
+        await motionError {
+          _ = try await rig.run {
+            try await rig.source.steps(
+              in: DateInterval(start: rig.device.now.addingTimeInterval(-60), duration: 60), policy: .health)
+          }
+        })
+      for (language, words) in [
+        (StepKitLanguage.english, "Fitness Tracking"), (.simplifiedChinese, "健身追踪"),
+        (.traditionalChinese, "健身追蹤"),
+      ] {
+        #expect(error.recoverySuggestion(in: language)?.contains(words) == true, "\(language)")
+      }
+    }
   }
 #endif

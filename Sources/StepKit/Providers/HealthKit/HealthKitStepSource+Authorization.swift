@@ -86,17 +86,44 @@ extension HealthKitStepSource {
   /// - Returns: ``AuthorizationState/unavailable``, ``AuthorizationState/notRequested``
   ///   or ``AuthorizationState/requestedReadAccessUnknown``.
   public func authorizationState(for request: AuthorizationRequest) async -> AuthorizationState {
-    guard HKHealthStore.isHealthDataAvailable() else { return .unavailable }
-    let status: HKAuthorizationRequestStatus? = await withCheckedContinuation { continuation in
+    switch await authorizationOutcome(for: request) {
+    case .success(let state): return state
+    // An error says nothing about the prompt; see authorizationOutcome(for:) for it.
+    case .failure: return .notRequested
+    }
+  }
+
+  /// What is known about access to the types in `request`, or the error
+  /// HealthKit answered with: a missing entitlement
+  /// (``StepKitError/missingEntitlement(key:)``) or another failure. A
+  /// restricted device is the state ``AuthorizationState/restricted``.
+  ///
+  /// - Parameter request: Types to read and write.
+  /// - Returns: The state, or the mapped error.
+  public func authorizationOutcome(for request: AuthorizationRequest) async -> Result<
+    AuthorizationState, StepKitError
+  > {
+    guard HKHealthStore.isHealthDataAvailable() else { return .success(.unavailable) }
+    let firstType = request.read.sorted { $0.rawValue < $1.rawValue }.first ?? .steps
+    let answer: Result<Int, StepKitError> = await withCheckedContinuation { continuation in
       store.getRequestStatusForAuthorization(toShare: Self.shareTypes(request), read: Self.readTypes(request))
       {
         status, error in
-        continuation.resume(returning: error == nil ? status : nil)
+        if let error {
+          continuation.resume(returning: .failure(StepKitError(healthKitError: error, type: firstType)))
+        } else {
+          continuation.resume(returning: .success(status.rawValue))
+        }
       }
     }
-    if status == .unnecessary { return .requestedReadAccessUnknown }
-    if status == .shouldRequest { return .notRequested }
-    return .notRequested
+    switch answer {
+    case .success(let raw) where raw == HKAuthorizationRequestStatus.unnecessary.rawValue:
+      return .success(.requestedReadAccessUnknown)
+    case .success: return .success(.notRequested)
+    case .failure(.healthDataRestricted): return .success(.restricted)
+    case .failure(.healthDataUnavailable): return .success(.unavailable)
+    case .failure(let error): return .failure(error)
+    }
   }
 
   /// Whether the app may write `type` (HealthKit does report write access).

@@ -114,10 +114,25 @@ extension HealthKitStepSource {
   public func observeStepChanges(
     _ onChange: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
   ) -> StepObservation {
+    observeStepChanges(onError: { _ in }, onChange)
+  }
+
+  /// Like ``observeStepChanges(_:)``, and hands `onError` each error the
+  /// observer reports, mapped, before acknowledging it.
+  ///
+  /// - Parameters:
+  ///   - onError: Called with each mapped error.
+  ///   - onChange: Called for each change.
+  /// - Returns: The observation; cancelling it stops the query.
+  public func observeStepChanges(
+    onError: @escaping @Sendable (StepKitError) -> Void,
+    _ onChange: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
+  ) -> StepObservation {
     let observer = HKObserverQuery(sampleType: HKQuantityType(.stepCount), predicate: nil) {
       _, completionHandler, error in
       let acknowledge = HealthKitAcknowledgement(completionHandler)
-      if error != nil {
+      if let error {
+        onError(StepKitError(healthKitError: error, reading: .steps))
         acknowledge.call()
         return
       }

@@ -31,9 +31,10 @@ extension HealthKitStepSource {
   {
     var parts = [HKQuery.predicateForSamples(withStart: interval.start, end: interval.end)]
     if policy != .all {
-      let typedIn = HKQuery.predicateForObjects(
-        withMetadataKey: HKMetadataKeyWasUserEntered, allowedValues: [true])
-      parts.append(NSCompoundPredicate(notPredicateWithSubpredicate: typedIn))
+      // The form libraries with device users ship and report working: a sample without the
+      // key is "not YES" and stays. How HealthKit evaluates NOT(predicateForObjects(withMetadataKey:
+      // allowedValues:)) for samples without the key is documented nowhere.
+      parts.append(NSPredicate(format: "metadata.%K != YES", HKMetadataKeyWasUserEntered))
     }
     if let sources { parts.append(HKQuery.predicateForObjects(from: sources)) }
     return NSCompoundPredicate(andPredicateWithSubpredicates: parts)
@@ -76,23 +77,44 @@ extension HealthKitStepSource {
     store.execute(query)
   }
 
-  /// HealthKit's merged sum over `interval`; `(0, false)` when no sample matched.
+  /// HealthKit's merged sum over `interval`, whether any sample matched, and
+  /// each source's own sum (`.separateBySource`, the merge check's evidence);
+  /// `(0, false, [])` when no sample matched.
   func statisticsSum(_ kind: QuantityKind, in interval: DateInterval, policy: CountingPolicy) async throws
-    -> (Double, Bool)
+    -> (Double, Bool, [Double])
   {
     try await withCheckedThrowingContinuation { continuation in
       withPolicyPredicate(
         kind, interval, policy, failed: { continuation.resume(throwing: $0) },
-        noSources: { continuation.resume(returning: (0, false)) }
+        noSources: { continuation.resume(returning: (0, false, [])) }
       ) { predicate in
         let query = HKStatisticsQuery(
-          quantityType: Self.quantityType(kind), quantitySamplePredicate: predicate, options: .cumulativeSum,
-          completionHandler: Self.sumHandler(
-            resuming: continuation, value: { $0.doubleValue(for: Self.unit(kind)) },
-            mapError: { StepKitError(healthKitError: $0, reading: kind) }))
+          quantityType: Self.quantityType(kind), quantitySamplePredicate: predicate,
+          options: [.cumulativeSum, .separateBySource]
+        ) { _, statistics, error in
+          if let error {
+            if StepKitError.isNoData(error) {
+              continuation.resume(returning: (0, false, []))
+            } else {
+              continuation.resume(throwing: StepKitError(healthKitError: error, reading: kind))
+            }
+            return
+          }
+          guard let statistics, let sum = statistics.sumQuantity() else {
+            continuation.resume(returning: (0, false, []))
+            return
+          }
+          continuation.resume(
+            returning: (sum.doubleValue(for: Self.unit(kind)), true, Self.sourceSums(statistics, kind)))
+        }
         self.store.execute(query)
       }
     }
+  }
+
+  /// Each source's own sum in `statistics` (asked with `.separateBySource`).
+  static func sourceSums(_ statistics: HKStatistics, _ kind: QuantityKind) -> [Double] {
+    (statistics.sources ?? []).compactMap { statistics.sumQuantity(for: $0)?.doubleValue(for: unit(kind)) }
   }
 
   /// The handler of a cumulative-sum `HKStatisticsQuery`: resumes
@@ -121,10 +143,11 @@ extension HealthKitStepSource {
     }
   }
 
-  /// One bucket's start and merged sum (`nil` when empty).
+  /// One bucket's start, merged sum (`nil` when empty) and its sources' own sums.
   struct Bucket: Sendable {
     var start: Date
     var sum: Double?
+    var sourceSums: [Double] = []
   }
 
   /// HealthKit's merged sums per day from `anchor`, over `range`.
@@ -138,8 +161,9 @@ extension HealthKitStepSource {
         noSources: { continuation.resume(returning: []) }
       ) { predicate in
         let query = HKStatisticsCollectionQuery(
-          quantityType: Self.quantityType(kind), quantitySamplePredicate: predicate, options: .cumulativeSum,
-          anchorDate: anchor, intervalComponents: DateComponents(day: 1))
+          quantityType: Self.quantityType(kind), quantitySamplePredicate: predicate,
+          options: [.cumulativeSum, .separateBySource], anchorDate: anchor,
+          intervalComponents: DateComponents(day: 1))
         query.initialResultsHandler = { _, collection, error in
           if let error {
             if StepKitError.isNoData(error) {
@@ -153,7 +177,8 @@ extension HealthKitStepSource {
           collection?.enumerateStatistics(from: range.start, to: range.end) { statistics, _ in
             buckets.append(
               Bucket(
-                start: statistics.startDate, sum: statistics.sumQuantity()?.doubleValue(for: Self.unit(kind)))
+                start: statistics.startDate, sum: statistics.sumQuantity()?.doubleValue(for: Self.unit(kind)),
+                sourceSums: Self.sourceSums(statistics, kind))
             )
           }
           continuation.resume(returning: buckets)
@@ -175,7 +200,8 @@ extension HealthKitStepSource {
 
   /// The samples a statistics query over `interval` under `policy` sums:
   /// the same predicate, through an anchored object query; `nil` when the
-  /// `device` policy finds no Apple source.
+  /// `device` policy finds no Apple source or there are more samples than
+  /// the merge check reads (``MergeCheck/maximumSamples``).
   func fetchPolicySamples(_ kind: QuantityKind, in interval: DateInterval, policy: CountingPolicy)
     async throws -> SampleLog?
   {
@@ -184,20 +210,24 @@ extension HealthKitStepSource {
         kind, interval, policy, failed: { continuation.resume(throwing: $0) },
         noSources: { continuation.resume(returning: nil) }
       ) { predicate in
-        self.runAnchoredQuery(kind, predicate: predicate) { continuation.resume(with: $0.map { $0 }) }
+        self.runAnchoredQuery(kind, predicate: predicate, limit: MergeCheck.maximumSamples + 1) {
+          continuation.resume(with: $0.map { $0 })
+        }
       }
     }
-    return samples.map(SampleLog.init)
+    // More samples than the check reads: HealthKit's number stands.
+    guard let samples, samples.count <= MergeCheck.maximumSamples else { return nil }
+    return SampleLog(samples)
   }
 
   /// Runs an anchored object query for every sample of `kind` matching
-  /// `predicate`, handing `done` the samples as StepKitCore values, once.
+  /// `predicate` (at most `limit`), handing `done` the samples as StepKitCore values, once.
   func runAnchoredQuery(
-    _ kind: QuantityKind, predicate: NSPredicate,
+    _ kind: QuantityKind, predicate: NSPredicate, limit: Int = HKObjectQueryNoLimit,
     done: @escaping @Sendable (Result<[Sample], StepKitError>) -> Void
   ) {
     let query = HKAnchoredObjectQuery(
-      type: Self.quantityType(kind), predicate: predicate, anchor: nil, limit: HKObjectQueryNoLimit
+      type: Self.quantityType(kind), predicate: predicate, anchor: nil, limit: limit
     ) { _, added, _, _, error in
       if let error {
         done(.failure(StepKitError(healthKitError: error, reading: kind)))

@@ -26,18 +26,20 @@ import Foundation
 /// Users of other libraries report totals inflated 2–3× by statistics
 /// queries that carry the typed-in metadata filter while an iPhone and an
 /// Apple Watch both record: HealthKit then appears to add the sources up
-/// instead of merging them. So, alongside HealthKit's answer, the source
-/// fetches the same interval's samples with the same predicate (one anchored
-/// object query) and merges them with StepKitCore. When HealthKit's number is
-/// near the raw sum of the sources (within 5%) while StepKit's merge is far
-/// below it (HealthKit more than 20% above), HealthKit evidently skipped its
-/// merge: the answer is StepKit's merge, marked
-/// ``ResultNote/healthKitMergeCorrected(healthKitValue:)``. Otherwise
-/// HealthKit's number stands. The check costs one more query (an anchored
-/// object query over the interval) and a merge of its samples: merging 1,000
-/// iPhone and Watch samples, a very active day, takes about 0.5 ms in a
-/// release build. For long daily ranges it reads every sample of the range,
-/// so turn it off (`checksHealthKitMerge: false`) where that matters.
+/// instead of merging them. So the statistics query also asks for
+/// `.separateBySource` (no extra query), and only on evidence of that, a
+/// total equal to the sum of two or more sources' own sums, does the source
+/// fetch the interval's samples with the same predicate (one anchored object
+/// query) and merge them with StepKitCore. When the merge is below
+/// HealthKit's number (the sources overlap), the answer is StepKit's merge,
+/// marked ``ResultNote/healthKitMergeCorrected(healthKitValue:)``. A merged
+/// total is below its sources' sum wherever they overlap, in whatever order
+/// the person put them in Health's Data Sources list, so a reordered list is
+/// honoured, never "corrected". The check's cost is capped: ranges longer
+/// than 31 days and more than 20,000 samples are not checked (HealthKit's
+/// number stands); merging 1,000 iPhone and Watch samples, a very active
+/// day, takes about 0.5 ms in a release build. Turn it off with
+/// `checksHealthKitMerge: false`.
 public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   /// How counts are computed.
   public enum Counting: Sendable, Hashable {
@@ -201,15 +203,17 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
     try Self.validate(interval)
     switch counting {
     case .healthKitStatistics:
-      let (value, hasData) = try await statisticsSum(kind, in: interval, policy: policy)
-      guard checksHealthKitMerge, hasData,
+      let (value, hasData, sourceSums) = try await statisticsSum(kind, in: interval, policy: policy)
+      let check = MergeCheck(healthKit: value, sourceSums: sourceSums)
+      guard checksHealthKitMerge, hasData, check.showsSourcesSummed,
+        interval.duration <= MergeCheck.maximumRange,
         let log = try await fetchPolicySamples(kind, in: interval, policy: policy)
       else { return Total(value: value, hasData: hasData) }
       let totals = log.totals(in: interval, policy: policy, ranking: .default)
-      let check = MergeCheck(kind: kind, healthKit: value, totals: totals)
-      guard check.healthKitSkippedMerge else { return Total(value: value, hasData: hasData) }
+      let merged = kind == .steps ? totals.steps : totals.distanceMeters
+      guard check.replaces(with: merged) else { return Total(value: value, hasData: hasData) }
       return Total(
-        value: check.stepKit, hasData: hasData, notes: [.healthKitMergeCorrected(healthKitValue: value)])
+        value: merged, hasData: hasData, notes: [.healthKitMergeCorrected(healthKitValue: value)])
     case .stepKitMerge(let ranking):
       let log = try await fetchSamples(kind, in: interval)
       let totals = log.totals(in: interval, policy: policy, ranking: ranking)
@@ -228,17 +232,22 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
     case .healthKitStatistics:
       let buckets = try await collectionSums(kind, in: interval, policy: policy, anchor: days[0].start)
       var hasData = false
+      var checks: [MergeCheck] = []
       var values = days.map { day -> (DateInterval, Double) in
         var sum = 0.0
+        var sourceSums: [Double] = []
         for bucket in buckets where bucket.start >= day.start && bucket.start < day.end {
           if let value = bucket.sum {
             sum += value
             hasData = true
           }
+          sourceSums += bucket.sourceSums
         }
+        checks.append(MergeCheck(healthKit: sum, sourceSums: sourceSums))
         return (day, sum)
       }
-      guard checksHealthKitMerge, hasData,
+      guard checksHealthKitMerge, hasData, checks.contains(where: \.showsSourcesSummed),
+        interval.duration <= MergeCheck.maximumRange,
         let log = try await fetchPolicySamples(kind, in: interval, policy: policy)
       else { return (values, hasData, []) }
       var healthKitTotal = 0.0
@@ -246,11 +255,11 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
       for index in values.indices {
         let part = LocalDays.part(of: values[index].0, within: interval)
         let totals = log.totals(in: part, policy: policy, ranking: .default)
-        let check = MergeCheck(kind: kind, healthKit: values[index].1, totals: totals)
+        let merged = kind == .steps ? totals.steps : totals.distanceMeters
         healthKitTotal += values[index].1
-        if check.healthKitSkippedMerge {
+        if checks[index].replaces(with: merged) {
           corrected = true
-          values[index].1 = check.stepKit
+          values[index].1 = merged
         }
       }
       return (values, hasData, corrected ? [.healthKitMergeCorrected(healthKitValue: healthKitTotal)] : [])
@@ -267,31 +276,35 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   }
 }
 
-/// The test of whether HealthKit skipped its source merge for one interval.
+/// The test of whether HealthKit skipped its source merge for one interval,
+/// on evidence: the statistics query also asks for `.separateBySource`, and
+/// HealthKit's merged total equal to the sum of its sources' own sums, with
+/// two or more sources, is the signature of sources added up. A merged total
+/// is below that sum wherever sources overlap, in whatever order the person
+/// put them, so a reordered Data Sources list is never "corrected".
 struct MergeCheck {
-  /// HealthKit within this fraction of the raw sum counts as "near" it.
-  static let nearRawSum = 0.05
-  /// HealthKit this fraction above StepKit's merge counts as "far above" it.
-  static let farAboveMerge = 0.20
+  /// HealthKit's total within this fraction (or one step or metre) of the sum of its sources
+  /// counts as that sum.
+  static let sumSlack = 0.001
+  /// The longest range checked: a month of days (beyond it, HealthKit's number stands).
+  static let maximumRange: TimeInterval = 31 * 86_400
+  /// The most samples read for the check (beyond it, HealthKit's number stands).
+  static let maximumSamples = 20_000
 
-  /// HealthKit's statistics answer.
+  /// HealthKit's merged total.
   let healthKit: Double
-  /// The plain sum of every matching sample's part in the interval.
-  let raw: Double
-  /// StepKitCore's merge of the same samples.
-  let stepKit: Double
+  /// Each source's own sum from the same statistics.
+  let sourceSums: [Double]
 
-  init(kind: QuantityKind, healthKit: Double, totals: IntervalTotals) {
-    self.healthKit = healthKit
-    raw = kind == .steps ? totals.rawSteps : totals.rawDistanceMeters
-    stepKit = kind == .steps ? totals.steps : totals.distanceMeters
+  /// Whether HealthKit's total is its sources added up.
+  var showsSourcesSummed: Bool {
+    let sum = sourceSums.reduce(0, +)
+    return sourceSums.count >= 2 && abs(healthKit - sum) <= max(1, sum * Self.sumSlack)
   }
 
-  /// Whether HealthKit's number is the sources added up (near the raw sum)
-  /// while StepKit's merge is far below it; one step or metre of slack keeps
-  /// rounding from tripping it.
-  var healthKitSkippedMerge: Bool {
-    abs(healthKit - raw) <= max(1, raw * Self.nearRawSum)
-      && healthKit > stepKit * (1 + Self.farAboveMerge) + 1
+  /// Whether StepKit's merge of the same samples, `merged`, replaces HealthKit's total: only on
+  /// the evidence, and only when the sources overlap (the merge is below the sum).
+  func replaces(with merged: Double) -> Bool {
+    showsSourcesSummed && merged < healthKit - 1
   }
 }

@@ -23,7 +23,8 @@ extension StepCounter {
   ///   ``FallbackReason/healthDatabaseLocked`` for a locked phone's empty count) until a
   ///   HealthKit count has data again; otherwise HealthKit's empty count is shown.
   /// - HealthKit's updates failing with an error that allows a fallback: CoreMotion's counts
-  ///   with that reason, and HealthKit is tried again when CoreMotion's day rolls over.
+  ///   with that reason when CoreMotion is already authorized (else HealthKit's error ends the
+  ///   sequence: no prompt unasked), and HealthKit is tried again when CoreMotion's day rolls over.
   ///
   /// - Throws: HealthKit's error when it does not allow a fallback; CoreMotion's error while
   ///   its counts are shown.
@@ -131,6 +132,8 @@ extension StepCounter {
         // Ended without an error: the consumer stopped.
         guard let error else { return }
         guard let failure = error as? StepKitError, allowsFallback(failure) else { throw error }
+        // CoreMotion only when it is already authorized: else its first query shows the prompt.
+        guard await mayProbe(motion) else { throw error }
         reason = failure.fallbackReason
         healthFailed = true
         healthFailedOn = nil
