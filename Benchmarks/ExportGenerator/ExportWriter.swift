@@ -17,12 +17,18 @@ struct Density {
   /// The iPhone's gait and hearing records: walking speed and step length
   /// during walks, headphone audio exposure while listening.
   var mobilityAndHearing = false
+  /// Active energy from the iPhone (overlapping the Watch's), a third-party
+  /// app (in kJ) and typed-in entries (in Cal), and flights climbed from
+  /// the iPhone, the Watch and the app, with their merged totals in
+  /// ``ExportWriter/truth``.
+  var energyAndFlights = false
 
   /// An Apple Watch wearer's mix: energy and heart rate dominate, steps are
   /// about a sixth of the records.
   static let watch = Density(
     bouts: 4...9, watchPiece: 60...420, phonePiece: 120...600, heartRateEvery: 180...420,
-    activeEnergyEvery: 60...180, basalEnergy: true, heartRateVariability: true, mobilityAndHearing: true)
+    activeEnergyEvery: 60...180, basalEnergy: true, heartRateVariability: true, mobilityAndHearing: true,
+    energyAndFlights: true)
   /// An iPhone and a Watch carried all day: steps and distance nearly every record.
   static let dense = Density(
     bouts: 1...1, watchPiece: 45...240, phonePiece: 60...360, heartRateEvery: 1200...2400,
@@ -30,7 +36,7 @@ struct Density {
     allDay: true)
   static let demo = Density(
     bouts: 2...4, watchPiece: 600...1500, phonePiece: 900...1800, heartRateEvery: nil,
-    activeEnergyEvery: nil, basalEnergy: false, heartRateVariability: false)
+    activeEnergyEvery: nil, basalEnergy: false, heartRateVariability: false, energyAndFlights: true)
 }
 
 /// A source that writes records: its name (raw UTF-8, as exports carry it) and device.
@@ -89,6 +95,8 @@ final class ExportWriter {
   private let timeline: Timeline
   private let firstEpochDay: Int
   private(set) var tallies: [DayTally] = []
+  /// The merged and raw totals of active energy and flights per local day.
+  private(set) var truth = CumulativeTruth()
   private var day: DayContext
   private var dayTally = DayTally(date: "", rawSteps: 0, manualSteps: 0, stepSamples: 0)
 
@@ -100,6 +108,10 @@ final class ExportWriter {
   private let headphones: GeneratedSource
   /// Draws the `HKDevice` addresses, apart from `random` so that the records stay the same.
   private var addressRandom: SeededRandom
+  /// Draws the energy and flights that steps do not depend on, apart from
+  /// `random` so that the step records stay the same.
+  private var extraRandom: SeededRandom
+  private let fitnessApp: GeneratedSource
 
   init(sink: ByteSink, seed: UInt64, density: Density, timeline: Timeline, firstEpochDay: Int) {
     self.sink = sink
@@ -109,6 +121,9 @@ final class ExportWriter {
     self.firstEpochDay = firstEpochDay
     day = DayContext(index: 0, firstEpochDay: firstEpochDay, zone: timeline.home)
     addressRandom = SeededRandom(seed: seed ^ 0xADD2E55)
+    extraRandom = SeededRandom(seed: seed ^ 0xE4E2_6F11)
+    fitnessApp = GeneratedSource(
+      name: "Keep", versions: ["7.30.0", "7.52.1", "8.1.0", "8.4.2"], deviceFields: nil)
     let phone = GeneratedSource(
       name: "Lena’s iPhone",
       versions: [
@@ -198,6 +213,10 @@ final class ExportWriter {
     }
     try sink.flushIfNeeded()
     writeNoise(bouts: bouts, wearsWatch: wearsWatch)
+    if density.energyAndFlights {
+      writeEnergyAndFlights(bouts: bouts, wearsWatch: wearsWatch)
+    }
+    truth.finishDay(day.date.iso)
     tallies.append(dayTally)
     try sink.flushIfNeeded()
   }
@@ -420,8 +439,12 @@ final class ExportWriter {
         writeDates(
           creation: second + length + random.int(1...200), start: second, end: second + length,
           offset: day.offset(at: second))
-        sink.append(fixed: isWalking(second) ? random.int(3000...9000) : random.int(40...900), decimals: 3)
+        let millis = isWalking(second) ? random.int(3000...9000) : random.int(40...900)
+        sink.append(fixed: millis, decimals: 3)
         sink.append("\"/>\n")
+        addTruth(
+          Self.activeEnergy, sourceClass: 2, start: second, end: second + length, value: Double(millis) / 1000
+        )
         second += length + random.int(every)
       }
     }
@@ -453,6 +476,102 @@ final class ExportWriter {
       writeHeadphoneAudio()
     }
     writeActivitySummary(bouts: bouts)
+  }
+
+  // MARK: Energy and flights
+
+  private static let activeEnergy = "HKQuantityTypeIdentifierActiveEnergyBurned"
+  private static let flights = "HKQuantityTypeIdentifierFlightsClimbed"
+
+  /// Notes a record for ``truth``; `start` and `end` are seconds of the local day.
+  private func addTruth(
+    _ type: String, sourceClass: Int, start: Int, end: Int, value: Double, userEntered: Bool = false
+  ) {
+    let offset = day.offset(at: start)
+    truth.add(
+      type,
+      CumulativeTruth.Entry(
+        sourceClass: sourceClass, start: start - offset, end: end - offset, value: value,
+        userEntered: userEntered))
+  }
+
+  /// One record of `type` from `source` over `start..<end` (local seconds), its value
+  /// `thousandths / 1000` in `unit`, with `HKWasUserEntered` when typed in.
+  private func writeQuantity(
+    _ type: String, source: GeneratedSource, unit: String, start: Int, end: Int, thousandths: Int,
+    userEntered: Bool = false
+  ) {
+    write(prefix(type: type, source: source, unit: unit))
+    writeDates(
+      creation: end + extraRandom.int(5...600), start: start, end: end, offset: day.offset(at: start))
+    sink.append(fixed: thousandths, decimals: 3)
+    sink.append(
+      userEntered ? "\">\n  <MetadataEntry key=\"HKWasUserEntered\" value=\"1\"/>\n </Record>\n" : "\"/>\n")
+  }
+
+  /// What a phone, a watch, a fitness app and a person typing write besides
+  /// the Watch's own energy: the iPhone's active energy over each walk it
+  /// noticed (overlapping the Watch's), a workout in the app in kJ, a typed-in
+  /// meal-burn in Cal, and flights climbed from all three.
+  private func writeEnergyAndFlights(bouts: [Bout], wearsWatch: Bool) {
+    for bout in bouts {
+      if extraRandom.chance(70) {
+        let start = bout.start + extraRandom.int(-60...60)
+        let end = start + bout.duration
+        let thousandths = bout.duration * extraRandom.int(50...100)  // 3 to 6 kcal a minute
+        writeQuantity(
+          Self.activeEnergy, source: phone, unit: "kcal", start: start, end: end, thousandths: thousandths)
+        addTruth(Self.activeEnergy, sourceClass: 3, start: start, end: end, value: Double(thousandths) / 1000)
+      }
+      if extraRandom.chance(40) {
+        let flights = extraRandom.int(1...3)
+        let start = bout.start + extraRandom.int(0...max(0, bout.duration - 120))
+        let end = start + extraRandom.int(20...90)
+        writeQuantity(
+          Self.flights, source: phone, unit: "count", start: start, end: end, thousandths: flights * 1000)
+        addTruth(Self.flights, sourceClass: 3, start: start, end: end, value: Double(flights))
+        if wearsWatch {
+          let shift = extraRandom.int(-30...30)
+          let watchFlights = max(1, flights + extraRandom.int(-1...1))
+          writeQuantity(
+            Self.flights, source: watch, unit: "count", start: start + shift, end: end + shift,
+            thousandths: watchFlights * 1000)
+          addTruth(
+            Self.flights, sourceClass: 2, start: start + shift, end: end + shift, value: Double(watchFlights))
+        }
+      }
+    }
+    if extraRandom.chance(30) {
+      // A workout logged in the app, which writes energy in kJ and the floors of a stair session.
+      let start = extraRandom.int(18 * 3600...20 * 3600)
+      let end = start + extraRandom.int(20...45) * 60
+      let kilojoules = extraRandom.int(400_000...1_200_000)
+      writeQuantity(
+        Self.activeEnergy, source: fitnessApp, unit: "kJ", start: start, end: end, thousandths: kilojoules)
+      addTruth(
+        Self.activeEnergy, sourceClass: 4, start: start, end: end, value: Double(kilojoules) / 1000 / 4.184)
+      let floors = extraRandom.int(4...20)
+      writeQuantity(
+        Self.flights, source: fitnessApp, unit: "count", start: start, end: end, thousandths: floors * 1000)
+      addTruth(Self.flights, sourceClass: 4, start: start, end: end, value: Double(floors))
+    }
+    if day.index % 11 == 6 {
+      // Typed into Health by hand: food calories ("Cal") and a walk up a tower.
+      let start = extraRandom.int(12 * 3600...14 * 3600) / 60 * 60
+      let end = start + 1800
+      let calories = extraRandom.int(150...400) * 1000
+      writeQuantity(
+        Self.activeEnergy, source: health, unit: "Cal", start: start, end: end, thousandths: calories,
+        userEntered: true)
+      addTruth(
+        Self.activeEnergy, sourceClass: 1, start: start, end: end, value: Double(calories) / 1000,
+        userEntered: true)
+      let floors = extraRandom.int(5...30)
+      writeQuantity(
+        Self.flights, source: health, unit: "count", start: start, end: end, thousandths: floors * 1000,
+        userEntered: true)
+      addTruth(Self.flights, sourceClass: 1, start: start, end: end, value: Double(floors), userEntered: true)
+    }
   }
 
   /// The iPhone's walking speed and step length: a few short samples during

@@ -31,6 +31,9 @@ let generatorUsage = """
     --preset demo            About 8 weeks from 2026-03-02: DST change, a trip to
                              Shanghai, < 1 MB. Other options still apply.
     --expect-raw-csv FILE    Write date,raw_steps,manual_steps,step_samples per local day.
+    --expect-totals-csv FILE Write date,type,value,raw_value per local day for active energy
+                             and flights: the Health app's merge (health policy, kcal and
+                             count) and the plain sum, worked out from the records as written.
     -h, --help               Show this help.
 
   """
@@ -50,6 +53,7 @@ struct Options {
   var demo = false
   var shape = "watch"
   var expectCSV: String?
+  var expectTotalsCSV: String?
 }
 
 func parseOptions(_ arguments: [String]) throws -> Options {
@@ -99,6 +103,7 @@ func parseOptions(_ arguments: [String]) throws -> Options {
       guard name == "demo" else { throw GeneratorError(description: "unknown preset \(name) (known: demo)") }
       options.demo = true
     case "--expect-raw-csv": options.expectCSV = try value(argument)
+    case "--expect-totals-csv": options.expectTotalsCSV = try value(argument)
     default:
       throw GeneratorError(description: "unknown option \(argument)\n\n\(generatorUsage)")
     }
@@ -188,6 +193,10 @@ func generateExport(arguments: [String]) throws -> GenerationSummary {
     for tally in writer.tallies {
       csv += "\(tally.date),\(tally.rawSteps),\(tally.manualSteps),\(tally.stepSamples)\n"
     }
+    try Data(csv.utf8).write(to: URL(fileURLWithPath: path))
+  }
+  if let path = options.expectTotalsCSV {
+    let csv = (["date,type,value,raw_value"] + writer.truth.lines).joined(separator: "\n") + "\n"
     try Data(csv.utf8).write(to: URL(fileURLWithPath: path))
   }
   return GenerationSummary(days: day, xmlBytes: sink.totalBytes, seconds: seconds)

@@ -407,7 +407,11 @@ struct ExportDecoder: ~Copyable {
       type = scanner.attribute(layout.type)
     }
     let kind: QuantityKind
-    if scanner.attributeValueIs(type, "HKQuantityTypeIdentifierStepCount") {
+    if let counted = log.countedType {
+      // One chosen type, in the steps slot (``SampleLog/countedType``).
+      guard scanner.rawValue(type).elementsEqual(counted.quotedIdentifierBytes.dropLast()) else { return }
+      kind = .steps
+    } else if scanner.attributeValueIs(type, "HKQuantityTypeIdentifierStepCount") {
       kind = .steps
     } else if scanner.attributeValueIs(type, "HKQuantityTypeIdentifierDistanceWalkingRunning") {
       kind = .distance
@@ -454,7 +458,16 @@ struct ExportDecoder: ~Copyable {
     if start.epochMilliseconds < Self.earliestPlausibleStartMs {
       return invalid(.startsBeforeHealthKit)
     }
-    if kind == .distance {
+    if let canonical = log.countedType?.unit {
+      guard let unit else { return invalid(.missingAttribute("unit")) }
+      if let factor = canonical.factor(utf8: scanner.rawValue(unit)) {
+        number *= factor
+      } else {
+        let name = try scanner.decodedValue(unit)
+        guard let factor = canonical.factor(name) else { return invalid(.unknownUnit(name)) }
+        number *= factor
+      }
+    } else if kind == .distance {
       guard let unit else { return invalid(.missingAttribute("unit")) }
       if let factor = LengthUnit.metresPerUnit(utf8: scanner.rawValue(unit)) {
         number *= factor
@@ -564,7 +577,9 @@ struct ExportDecoder: ~Copyable {
     guard names[0].matches(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)) else { return false }
     let typeStart = i &+ names[0].length
     let kind: QuantityKind
-    if ByteScanning.equal(base + typeStart, Self.stepType) {
+    if _slowPath(log.countedType != nil) {
+      return fastCountedRecord(typeStart: typeStart, limit: limit)
+    } else if ByteScanning.equal(base + typeStart, Self.stepType) {
       kind = .steps
       i = typeStart &+ Self.stepType.utf8CodeUnitCount
     } else if ByteScanning.equal(base + typeStart, Self.distanceType) {
@@ -573,6 +588,34 @@ struct ExportDecoder: ~Copyable {
     } else {
       return passOverRecord(typeStart: typeStart, limit: limit)
     }
+    return fastSample(kind: kind, from: i, limit: limit, unit: nil)
+  }
+
+  /// ``fastSampleRecord()`` for a log that collects one ``SampleLog/countedType``:
+  /// a record of that type is read as a step record is, its value converted
+  /// to the type's canonical unit; every other is passed over.
+  @inline(never)
+  private mutating func fastCountedRecord(typeStart: Int, limit: Int) -> Bool {
+    guard let counted = log.countedType else { return false }
+    let matches = counted.quotedIdentifierBytes.withUnsafeBufferPointer {
+      ByteScanning.equal(scanner.buffer + typeStart, $0.baseAddress!, count: $0.count)
+    }
+    guard matches else { return passOverRecord(typeStart: typeStart, limit: limit) }
+    return fastSample(
+      kind: .steps, from: typeStart &+ counted.quotedIdentifierBytes.count, limit: limit, unit: counted.unit)
+  }
+
+  /// The rest of ``fastSampleRecord()`` once the record's `type` (ending
+  /// before `i`) chose `kind`: reads the other attributes and appends the
+  /// sample. With `unit`, the record must name a unit that converts to it.
+  @inline(__always)
+  private mutating func fastSample(
+    kind: QuantityKind, from start: Int, limit: Int, unit canonical: CanonicalUnit?
+  )
+    -> Bool
+  {
+    let base = scanner.buffer
+    var i = start
     // Where each attribute's value starts and ends, stored by slot without a branch on it (a jump on
     // the slot was mispredicted record after record).
     let bounds = valueBounds
@@ -609,7 +652,7 @@ struct ExportDecoder: ~Copyable {
       UnsafeBufferPointer(start: base + bounds[2 &* slot], count: bounds[2 &* slot &+ 1] &- bounds[2 &* slot])
     }
     // `type`, `sourceName`, the dates and `value`; `unit` for distance.
-    let required: UInt32 = kind == .distance ? 0b1_1101_0011 : 0b1_1100_0011
+    let required: UInt32 = kind == .distance || canonical != nil ? 0b1_1101_0011 : 0b1_1100_0011
     // `sourceVersion` and `creationDate` are read by nothing, so checked here.
     @inline(__always) func isPlain(_ slot: Int) -> Bool {
       ByteScanning.isPlain(base, from: bounds[2 &* slot], to: bounds[2 &* slot &+ 1])
@@ -627,7 +670,10 @@ struct ExportDecoder: ~Copyable {
     else { return false }
     if let exportedAtMs, span.startMs > exportedAtMs { return false }
     if span.startMs < Self.earliestPlausibleStartMs { return false }
-    if kind == .distance {
+    if let canonical {
+      guard let factor = canonical.factor(utf8: bytes(unit)) else { return false }
+      number *= factor
+    } else if kind == .distance {
       guard let factor = LengthUnit.metresPerUnit(utf8: bytes(unit)) else { return false }
       number *= factor
     } else if present & 0b1_0000 != 0 {

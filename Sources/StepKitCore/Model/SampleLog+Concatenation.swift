@@ -1,6 +1,6 @@
 extension SampleLog {
   /// An empty log that numbers origins as `other` does: `other`'s origins
-  /// and sources, registered in its order, and its ``storage``; no samples
+  /// and sources, registered in its order, its ``storage`` and ``countedType``; no samples
   /// and no invalid samples.
   ///
   /// A reader that decodes stretches of one export on several threads
@@ -18,6 +18,7 @@ extension SampleLog {
     originIndex = other.originIndex
     sourceFacts = other.sourceFacts
     sourceIndex = other.sourceIndex
+    countedType = other.countedType
   }
 
   /// Appends everything `other` holds, as if each of its samples and invalid

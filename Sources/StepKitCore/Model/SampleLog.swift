@@ -72,6 +72,22 @@ public struct SampleLog: Sendable {
   /// Samples that were not stored because they are invalid.
   public internal(set) var invalid = InvalidSampleReport()
 
+  /// What a reader collects into this log: `nil` (the default) for steps
+  /// (``QuantityKind/steps``) and walking + running distance
+  /// (``QuantityKind/distance``); otherwise the records of this one
+  /// cumulative type, converted to its ``CumulativeType/unit``, held as
+  /// ``QuantityKind/steps`` samples, so that the engine counts any type as it
+  /// counts steps (a ``Tally``'s `steps` and `rawSteps` are then this type's
+  /// merged and plain sums), and no distance.
+  ///
+  /// ```swift
+  /// var log = SampleLog()
+  /// log.countedType = .activeEnergyBurned
+  /// try ExportReader.read(.path("export.zip"), into: &log)
+  /// let kcal = log.tally(CountingOptions()).total.steps
+  /// ```
+  public var countedType: CumulativeType?
+
   /// An empty log, keeping samples as ``SampleStorage/standard`` says.
   public init() {}
 
