@@ -4,8 +4,8 @@ enum StepKitCommand {
   /// Every subcommand, in the order help lists them.
   static var subcommands: [any Subcommand.Type] {
     [
-      StepsCommand.self, SourcesCommand.self, SummaryCommand.self, ChartCommand.self, SQLiteCommand.self,
-      DoctorCommand.self,
+      StepsCommand.self, SourcesCommand.self, SummaryCommand.self, TotalsCommand.self, ChartCommand.self,
+      SQLiteCommand.self, DoctorCommand.self,
       DemoCommand.self,
     ]
   }

@@ -19,14 +19,15 @@ enum ExportLoading {
   /// - Returns: The samples and what the export says about itself.
   /// - Throws: ``CommandError/export(_:)``.
   static func load(
-    _ argument: String, threads: Int = ExportReader.defaultThreadCount, quiet: Bool, console: Console
+    _ argument: String, threads: Int = ExportReader.defaultThreadCount, countedType: CumulativeType? = nil,
+    quiet: Bool, console: Console
   ) throws(CommandError) -> (
     SampleLog, ExportInfo
   ) {
     let bar: ProgressBar? = quiet || !console.errorIsTerminal ? nil : ProgressBar(write: console.error)
     defer { bar?.finish() }
     let (log, info) = try read(
-      argument, threads: threads,
+      argument, threads: threads, countedType: countedType,
       progress: bar.map { bar in
         { @Sendable report in bar.update(bytesRead: report.bytesRead, totalBytes: report.totalBytes) }
       })
@@ -37,12 +38,21 @@ enum ExportLoading {
   /// What every counting command does first: reads the export of `settings`
   /// (with the progress bar), counts it, and notes its invalid records.
   ///
+  /// - Parameters:
+  ///   - settings: The export and the counting options.
+  ///   - countedType: The one cumulative type to count (``SampleLog/countedType``),
+  ///     or `nil` for steps and distance.
+  ///   - console: Where the progress bar and the notes go.
   /// - Returns: The samples and their tally under `settings.counting`.
   /// - Throws: ``CommandError/export(_:)``.
-  static func count(_ settings: CountingArguments, console: Console) throws(CommandError) -> (
+  static func count(
+    _ settings: CountingArguments, countedType: CumulativeType? = nil, console: Console
+  ) throws(CommandError) -> (
     log: SampleLog, tally: Tally
   ) {
-    let (log, _) = try load(settings.export, threads: settings.jobs, quiet: settings.quiet, console: console)
+    let (log, _) = try load(
+      settings.export, threads: settings.jobs, countedType: countedType, quiet: settings.quiet,
+      console: console)
     try checkRange(log, settings.counting)
     let tally = log.tally(settings.counting, threads: settings.jobs)
     try checkStorage(log, tally.countedValues, quiet: settings.quiet, console: console)
@@ -126,13 +136,15 @@ enum ExportLoading {
   /// - Throws: ``CommandError/export(_:)``, also when the export has step or
   ///   distance records and every one of them is invalid.
   static func read(
-    _ argument: String, threads: Int, progress: (@Sendable (ExportProgress) -> Void)?
+    _ argument: String, threads: Int, countedType: CumulativeType? = nil,
+    progress: (@Sendable (ExportProgress) -> Void)?
   ) throws(CommandError)
     -> (
       SampleLog, ExportInfo
     )
   {
     var log = SampleLog()
+    log.countedType = countedType
     let info: ExportInfo
     do {
       info = try ExportReader.read(input(for: argument), into: &log, threads: threads, progress: progress)

@@ -1,0 +1,158 @@
+import StepKitCore
+
+/// The outputs of `stepkit totals`: one cumulative type's merged and raw
+/// sums per bucket (a ``Tally`` of a log with a ``SampleLog/countedType``,
+/// whose `steps` and `rawSteps` are that type's), and `--list`.
+enum TotalsFormatter {
+  /// The CSV header.
+  static let header = "date,value,raw_value"
+
+  /// Every bucket as `date,value,raw_value`, values in the type's unit.
+  static func csv(_ tally: Tally, type: CumulativeType) -> String {
+    let places = type.unit.outputDecimals
+    var text = UTF8Text(reservingCapacity: (tally.buckets.count + 1) * 40)
+    text.append(header + "\n")
+    for bucket in tally.buckets {
+      text.appendLabel(of: bucket, unit: tally.options.unit)
+      text.append("," + TextFormatting.decimal(bucket.steps, places: places))
+      text.append("," + TextFormatting.decimal(bucket.rawSteps, places: places) + "\n")
+    }
+    return text.string
+  }
+
+  /// The buckets with a total row, the unit named in the column headings.
+  static func table(_ tally: Tally, type: CumulativeType) -> String {
+    let places = type.unit.outputDecimals
+    let unit = type.unit.rawValue
+    var rows: [[String]] = [[dateHeader(tally.options.unit), "\(type.shortName) (\(unit))", "raw (\(unit))"]]
+    for bucket in tally.buckets {
+      rows.append([
+        bucket.label(unit: tally.options.unit), grouped(bucket.steps, places: places),
+        grouped(bucket.rawSteps, places: places),
+      ])
+    }
+    let total = tally.total
+    rows.append(["total", grouped(total.steps, places: places), grouped(total.rawSteps, places: places)])
+    var lines = TextFormatting.columns(rows, rightAligned: [false, true, true])
+    let width = lines.map(TextFormatting.displayWidth).max() ?? 0
+    lines.insert(String(repeating: "─", count: width), at: 1)
+    lines.insert(String(repeating: "─", count: width), at: lines.count - 1)
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// One object: the options, the type with its unit, `days`, `totals`, `sources`, `invalid`.
+  static func json(_ tally: Tally, type: CumulativeType, export: String) -> String {
+    let places = type.unit.outputDecimals
+    let days = tally.buckets.map { bucket in
+      JSONValue.object([
+        ("date", .string(bucket.label(unit: tally.options.unit))),
+        ("value", .decimal(bucket.steps, places: places)),
+        ("raw_value", .decimal(bucket.rawSteps, places: places)),
+      ])
+    }
+    let total = tally.total
+    let sources = tally.sources.map { row in
+      JSONValue.object([
+        ("rank", .integer(Int64(row.rank))),
+        ("name", .string(row.name)),
+        ("class", .string(row.sourceClass.description)),
+        ("counted", .bool(row.isCounted)),
+        ("device_models", .array(row.deviceModels.map { .string($0) })),
+        ("samples", .integer(Int64(row.stepSamples))),
+        ("raw_value", .decimal(row.rawSteps, places: places)),
+        ("counted_value", .decimal(row.countedSteps, places: places)),
+        ("manual_value", .decimal(row.manualSteps, places: places)),
+      ])
+    }
+    let object = JSONValue.object([
+      ("options", JSONFormatter.options(tally.options, export: export)),
+      ("type", .string(type.identifier)),
+      ("unit", .string(type.unit.rawValue)),
+      ("days", .array(days)),
+      (
+        "totals",
+        .object([
+          ("value", .decimal(total.steps, places: places)),
+          ("raw_value", .decimal(total.rawSteps, places: places)),
+          ("manual_value", .decimal(total.manualSteps, places: places)),
+        ])
+      ),
+      ("sources", .array(sources)),
+      ("invalid", JSONFormatter.invalid(tally.invalid)),
+    ])
+    return object.rendered() + "\n"
+  }
+
+  /// `--list`: every type present, most records first, with its short name
+  /// and, for a cumulative type, its unit (discrete types are listed with none).
+  static func list(_ counts: [String: Int], format: OutputFormat) -> String {
+    let sorted = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+    func row(_ entry: (key: String, value: Int)) -> (type: String, short: String, unit: String?, count: Int) {
+      let cumulative = CumulativeType(identifier: entry.key)
+      return (
+        entry.key, cumulative?.shortName ?? shortForm(entry.key), cumulative?.unit.rawValue, entry.value
+      )
+    }
+    let rows = sorted.map(row)
+    switch format {
+    case .csv:
+      return
+        (["type,short_name,unit,records"]
+        + rows.map {
+          [CSVFormatter.field($0.type), CSVFormatter.field($0.short), $0.unit ?? "", String($0.count)]
+            .joined(separator: ",")
+        }).joined(separator: "\n") + "\n"
+    case .json:
+      return JSONValue.object([
+        (
+          "types",
+          .array(
+            rows.map {
+              .object([
+                ("type", .string($0.type)), ("short_name", .string($0.short)),
+                ("unit", .string($0.unit)), ("records", .integer(Int64($0.count))),
+              ])
+            })
+        )
+      ]).rendered() + "\n"
+    case .table:
+      var table: [[String]] = [["type", "unit", "records"]]
+      for entry in rows {
+        table.append([entry.short, entry.unit ?? "-", TextFormatting.grouped(Int64(entry.count))])
+      }
+      return TextFormatting.columns(table, rightAligned: [false, false, true]).joined(separator: "\n") + "\n"
+    }
+  }
+
+  /// `HKCategoryTypeIdentifierSleepAnalysis` → `sleepAnalysis`.
+  static func shortForm(_ identifier: String) -> String {
+    for prefix in [
+      "HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier", "HKDataType", "HKCorrelationTypeIdentifier",
+    ]
+    where identifier.hasPrefix(prefix) && identifier.count > prefix.count {
+      let rest = identifier.dropFirst(prefix.count)
+      if rest.dropFirst().first?.isUppercase == true { return String(rest) }
+      return rest.prefix(1).lowercased() + rest.dropFirst()
+    }
+    return identifier
+  }
+
+  private static func grouped(_ value: Double, places: Int) -> String {
+    let text = TextFormatting.decimal(value, places: places)
+    let negative = text.hasPrefix("-")
+    let digits = negative ? String(text.dropFirst()) : text
+    let parts = digits.split(separator: ".", maxSplits: 1)
+    var whole = TextFormatting.grouped(Int64(parts[0]) ?? 0)
+    if parts.count > 1 { whole += "." + parts[1] }
+    return negative ? "-" + whole : whole
+  }
+
+  private static func dateHeader(_ unit: BucketUnit) -> String {
+    switch unit {
+    case .hour: return "hour"
+    case .day: return "date"
+    case .week: return "week of"
+    case .month: return "month"
+    }
+  }
+}
