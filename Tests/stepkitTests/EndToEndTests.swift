@@ -199,6 +199,28 @@ struct EndToEndTests {
       name: "doctor-no-motion", arguments: ["doctor", "doctor/incomplete/Info.plist", "--no-motion"]),
     GoldenCase(name: "error-doctor-no-such-path", arguments: ["doctor", "doctor/nothing"], exitCode: 1),
     GoldenCase(name: "help-doctor", arguments: ["doctor", "--help"]),
+    // Totals of any cumulative type.
+    GoldenCase(name: "help-totals", arguments: ["totals", "--help"]),
+    GoldenCase(
+      name: "totals-energy-table",
+      arguments: ["totals", "energy-and-flights.xml", "--type", "activeEnergyBurned", "--format", "table"]),
+    GoldenCase(
+      name: "totals-flights-json",
+      arguments: [
+        "totals", "energy-and-flights.xml", "--type", "HKQuantityTypeIdentifierFlightsClimbed", "--format",
+        "json",
+      ]),
+    GoldenCase(
+      name: "totals-energy-all-by-week",
+      arguments: ["totals", "energy-and-flights.xml", "--type", "energy", "--policy", "all", "--by", "week"]),
+    GoldenCase(
+      name: "totals-list", arguments: ["totals", "energy-and-flights.xml", "--list", "--format", "table"]),
+    GoldenCase(name: "totals-list-csv", arguments: ["totals", "watch-and-phone.xml", "--list"]),
+    GoldenCase(
+      name: "error-totals-discrete-type",
+      arguments: ["totals", "energy-and-flights.xml", "--type", "heartRate"],
+      exitCode: 2),
+    GoldenCase(name: "error-totals-no-type", arguments: ["totals", "energy-and-flights.xml"], exitCode: 2),
   ]
 
   @Test("stdout, stderr and exit code match the golden file", arguments: cases)

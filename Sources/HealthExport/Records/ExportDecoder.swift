@@ -71,7 +71,7 @@ struct ExportDecoder: ~Copyable {
   private var exportedAtMs: Int64?
   private var pendingSample: PendingSample?
   /// Where the values of a record read straight from its bytes start and
-  /// end, two per slot of ``recordAttributeNames`` (see `fastSampleRecord()`).
+  /// end, two per slot of ``recordAttributeNames`` (see `fastSampleRecord(countsOneType:)`).
   private let valueBounds = UnsafeMutablePointer<Int>.allocate(capacity: 2 * ExpectedAttributes.maximumCount)
   /// Where the pending sample's record starts; found only for a sample the log
   /// will turn away. Kept beside it, so that the sample itself stays a few
@@ -80,7 +80,7 @@ struct ExportDecoder: ~Copyable {
   private var pendingRecord: ExportRecord?
   /// Set by a speculative decoder that met what it may not decide alone.
   private var doubtful = false
-  /// How many records were read straight from their bytes (see `fastSampleRecord()`).
+  /// How many records were read straight from their bytes (see `fastSampleRecord(countsOneType:)`).
   private(set) var recordsReadFast = 0
   private var speculative = false
 
@@ -93,7 +93,7 @@ struct ExportDecoder: ~Copyable {
   /// With `fastRecords` (and ``Mode/samples``), a `<Record>` inside the root
   /// is handed out before its attributes are lexed, and one written as Apple
   /// writes step and distance records is read straight from its bytes (see
-  /// `fastSampleRecord()`); without it, every tag is lexed first. The results
+  /// `fastSampleRecord(countsOneType:)`); without it, every tag is lexed first. The results
   /// are the same either way.
   init(
     source: any ByteChunkSource, mode: Mode, xmlEntryName: String? = nil,
@@ -189,7 +189,9 @@ struct ExportDecoder: ~Copyable {
     if scanner.isDeferred {
       // A top-level `<Record>`, its attributes not lexed yet; the records after it, one by one, as
       // long as they are read straight from their bytes.
-      while fastSampleRecord() {
+      // Asked once for the records read in a row here, not once per record.
+      let countsOneType = log.countedType != nil
+      while fastSampleRecord(countsOneType: countsOneType) {
         guard scanner.deferNextTag() else { return }
       }
       guard try scanner.lexDeferredTag() else { return }
@@ -566,7 +568,7 @@ struct ExportDecoder: ~Copyable {
   /// A record that the log would turn away, or that starts after the export
   /// date, is left to the careful path, which reports it.
   @inline(__always)
-  private mutating func fastSampleRecord() -> Bool {
+  private mutating func fastSampleRecord(countsOneType: Bool) -> Bool {
     let base = scanner.buffer
     let raw = UnsafeRawPointer(base)
     // Every value ends before `limit`: reads of up to 64 bytes from there stay inside the deferral
@@ -577,7 +579,7 @@ struct ExportDecoder: ~Copyable {
     guard names[0].matches(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)) else { return false }
     let typeStart = i &+ names[0].length
     let kind: QuantityKind
-    if _slowPath(log.countedType != nil) {
+    if _slowPath(countsOneType) {
       return fastCountedRecord(typeStart: typeStart, limit: limit)
     } else if ByteScanning.equal(base + typeStart, Self.stepType) {
       kind = .steps
@@ -591,7 +593,7 @@ struct ExportDecoder: ~Copyable {
     return fastSample(kind: kind, from: i, limit: limit, unit: nil)
   }
 
-  /// ``fastSampleRecord()`` for a log that collects one ``SampleLog/countedType``:
+  /// ``fastSampleRecord(countsOneType:)`` for a log that collects one ``SampleLog/countedType``:
   /// a record of that type is read as a step record is, its value converted
   /// to the type's canonical unit; every other is passed over.
   @inline(never)
@@ -605,7 +607,7 @@ struct ExportDecoder: ~Copyable {
       kind: .steps, from: typeStart &+ counted.quotedIdentifierBytes.count, limit: limit, unit: counted.unit)
   }
 
-  /// The rest of ``fastSampleRecord()`` once the record's `type` (ending
+  /// The rest of ``fastSampleRecord(countsOneType:)`` once the record's `type` (ending
   /// before `i`) chose `kind`: reads the other attributes and appends the
   /// sample. With `unit`, the record must name a unit that converts to it.
   @inline(__always)
