@@ -17,7 +17,8 @@ struct TotalsCommandTests {
     // 29 Feb: Watch 50; iPhone 40 × 5/10 = 20; Keep 418.4 kJ = 100 kcal × 7/10 = 70;
     // the iPhone's 23:30–00:30 record gives 60 × 30/60 = 30 to each day. Typed-in 200 Cal: out.
     // Raw: 50 + 40 + 100 + 200 + 30 = 420. 1 Mar: 30 + Watch 100 = 130 (raw too).
-    #expect(result.standardOutput == "date,value,raw_value\n2024-02-29,170,420\n2024-03-01,130,130\n")
+    #expect(
+      result.standardOutput == "date,value,raw_value\n2024-02-29,170.00,420.00\n2024-03-01,130.00,130.00\n")
   }
 
   @Test("Flights: the Watch outranks the iPhone, an app counts where no device did; whole floors")
@@ -33,10 +34,12 @@ struct TotalsCommandTests {
   func policies() throws {
     let all = try StepkitRunner.run(
       ["totals", Self.fixture, "--type", "energy", "--policy", "all", "--format", "csv"])
-    #expect(all.standardOutput == "date,value,raw_value\n2024-02-29,370,420\n2024-03-01,130,130\n")
+    #expect(
+      all.standardOutput == "date,value,raw_value\n2024-02-29,370.00,420.00\n2024-03-01,130.00,130.00\n")
     let device = try StepkitRunner.run(
       ["totals", Self.fixture, "--type", "energy", "--policy", "device", "--format", "csv"])
-    #expect(device.standardOutput == "date,value,raw_value\n2024-02-29,100,420\n2024-03-01,130,130\n")
+    #expect(
+      device.standardOutput == "date,value,raw_value\n2024-02-29,100.00,420.00\n2024-03-01,130.00,130.00\n")
   }
 
   @Test("JSON names the type and its unit, and parses")

@@ -14,28 +14,6 @@ enum TextFormatting {
     return value < 0 ? "-" + result : result
   }
 
-  /// `value` rounded to `places` decimals (halves away from zero), without
-  /// trailing zeros or grouping: `412.5`, `3`, `-0.25`; non-finite values are `0`.
-  static func decimal(_ value: Double, places: Int) -> String {
-    guard places > 0 else { return String(roundedForOutput(value)) }
-    var scale: Int64 = 1
-    for _ in 0..<places { scale *= 10 }
-    let scaled = roundedForOutput(value * Double(scale))
-    let whole = scaled.magnitude / UInt64(scale)
-    var fraction = scaled.magnitude % UInt64(scale)
-    var digits = places
-    while digits > 0, fraction % 10 == 0 {
-      fraction /= 10
-      digits -= 1
-    }
-    var text = String(whole)
-    if digits > 0 {
-      let part = String(fraction)
-      text += "." + String(repeating: "0", count: digits - part.count) + part
-    }
-    return scaled < 0 ? "-" + text : text
-  }
-
   /// Metres as kilometres with two decimals: `6512` → `6.51`.
   static func kilometres(_ metres: Int64) -> String {
     let hundredths = (metres.magnitude + 5) / 10

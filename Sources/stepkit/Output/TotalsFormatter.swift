@@ -14,8 +14,8 @@ enum TotalsFormatter {
     text.append(header + "\n")
     for bucket in tally.buckets {
       text.appendLabel(of: bucket, unit: tally.options.unit)
-      text.append("," + TextFormatting.decimal(bucket.steps, places: places))
-      text.append("," + TextFormatting.decimal(bucket.rawSteps, places: places) + "\n")
+      text.append("," + TextFormatting.fixed(bucket.steps, digits: places))
+      text.append("," + TextFormatting.fixed(bucket.rawSteps, digits: places) + "\n")
     }
     return text.string
   }
@@ -27,12 +27,12 @@ enum TotalsFormatter {
     var rows: [[String]] = [[dateHeader(tally.options.unit), "\(type.shortName) (\(unit))", "raw (\(unit))"]]
     for bucket in tally.buckets {
       rows.append([
-        bucket.label(unit: tally.options.unit), grouped(bucket.steps, places: places),
-        grouped(bucket.rawSteps, places: places),
+        bucket.label(unit: tally.options.unit), grouped(bucket.steps, digits: places),
+        grouped(bucket.rawSteps, digits: places),
       ])
     }
     let total = tally.total
-    rows.append(["total", grouped(total.steps, places: places), grouped(total.rawSteps, places: places)])
+    rows.append(["total", grouped(total.steps, digits: places), grouped(total.rawSteps, digits: places)])
     var lines = TextFormatting.columns(rows, rightAligned: [false, true, true])
     let width = lines.map(TextFormatting.displayWidth).max() ?? 0
     lines.insert(String(repeating: "─", count: width), at: 1)
@@ -46,8 +46,8 @@ enum TotalsFormatter {
     let days = tally.buckets.map { bucket in
       JSONValue.object([
         ("date", .string(bucket.label(unit: tally.options.unit))),
-        ("value", .decimal(bucket.steps, places: places)),
-        ("raw_value", .decimal(bucket.rawSteps, places: places)),
+        ("value", .decimal(bucket.steps, digits: places)),
+        ("raw_value", .decimal(bucket.rawSteps, digits: places)),
       ])
     }
     let total = tally.total
@@ -59,9 +59,9 @@ enum TotalsFormatter {
         ("counted", .bool(row.isCounted)),
         ("device_models", .array(row.deviceModels.map { .string($0) })),
         ("samples", .integer(Int64(row.stepSamples))),
-        ("raw_value", .decimal(row.rawSteps, places: places)),
-        ("counted_value", .decimal(row.countedSteps, places: places)),
-        ("manual_value", .decimal(row.manualSteps, places: places)),
+        ("raw_value", .decimal(row.rawSteps, digits: places)),
+        ("counted_value", .decimal(row.countedSteps, digits: places)),
+        ("manual_value", .decimal(row.manualSteps, digits: places)),
       ])
     }
     let object = JSONValue.object([
@@ -72,9 +72,9 @@ enum TotalsFormatter {
       (
         "totals",
         .object([
-          ("value", .decimal(total.steps, places: places)),
-          ("raw_value", .decimal(total.rawSteps, places: places)),
-          ("manual_value", .decimal(total.manualSteps, places: places)),
+          ("value", .decimal(total.steps, digits: places)),
+          ("raw_value", .decimal(total.rawSteps, digits: places)),
+          ("manual_value", .decimal(total.manualSteps, digits: places)),
         ])
       ),
       ("sources", .array(sources)),
@@ -137,8 +137,8 @@ enum TotalsFormatter {
     return identifier
   }
 
-  private static func grouped(_ value: Double, places: Int) -> String {
-    let text = TextFormatting.decimal(value, places: places)
+  private static func grouped(_ value: Double, digits places: Int) -> String {
+    let text = TextFormatting.fixed(value, digits: places)
     let negative = text.hasPrefix("-")
     let digits = negative ? String(text.dropFirst()) : text
     let parts = digits.split(separator: ".", maxSplits: 1)
