@@ -460,23 +460,15 @@ struct ExportDecoder: ~Copyable {
     if start.epochMilliseconds < Self.earliestPlausibleStartMs {
       return invalid(.startsBeforeHealthKit)
     }
-    if let canonical = log.countedType?.unit {
+    // Distance in metres, or the counted type in its unit (``CanonicalUnit/factor(utf8:)``).
+    if let canonical = log.countedType?.unit ?? (kind == .distance ? .metres : nil) {
       guard let unit else { return invalid(.missingAttribute("unit")) }
       if let factor = canonical.factor(utf8: scanner.rawValue(unit)) {
         number *= factor
       } else {
-        let name = try scanner.decodedValue(unit)
-        guard let factor = canonical.factor(name) else { return invalid(.unknownUnit(name)) }
-        number *= factor
-      }
-    } else if kind == .distance {
-      guard let unit else { return invalid(.missingAttribute("unit")) }
-      if let factor = LengthUnit.metresPerUnit(utf8: scanner.rawValue(unit)) {
-        number *= factor
-      } else {
         // Entities in a unit name are possible, if never seen: decode and look again.
         let name = try scanner.decodedValue(unit)
-        guard let factor = LengthUnit.metresPerUnit(name) else { return invalid(.unknownUnit(name)) }
+        guard let factor = canonical.factor(name) else { return invalid(.unknownUnit(name)) }
         number *= factor
       }
     } else if let unit, !scanner.attributeValueIs(unit, "count") {
