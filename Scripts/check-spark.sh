@@ -94,8 +94,10 @@ con.execute(f"CREATE VIEW spark_summary AS SELECT * FROM read_parquet('{work}/ou
 con.execute(f"CREATE VIEW failures AS SELECT * FROM read_parquet('{work}/out/failures/*.parquet')")
 con.execute(f"CREATE VIEW local_days AS SELECT * FROM read_csv('{work}/cohort.csv', header = true, all_varchar = true)")
 con.execute(f"CREATE VIEW local_summary AS SELECT * FROM read_csv('{work}/summary.csv', header = true, all_varchar = true)")
-columns = "date, steps, distance_m, raw_steps, manual_steps, hours_with_data, valid"
-as_text = ", ".join(f"CAST({c} AS VARCHAR)" if c != "valid" else "CASE WHEN valid THEN 'true' ELSE 'false' END" for c in columns.split(", "))
+columns = "date, steps, distance_m, raw_steps, manual_steps, hours_with_data, valid, sources"
+as_text = ", ".join(
+    "CASE WHEN valid THEN 'true' ELSE 'false' END" if c == "valid" else "nullif(sources, '')" if c == "sources"
+    else f"CAST({c} AS VARCHAR)" for c in columns.split(", "))
 failures = []
 only_spark = con.execute(f"SELECT export, {as_text} FROM spark_days EXCEPT ALL SELECT export, {columns} FROM local_days").fetchall()
 only_local = con.execute(f"SELECT export, {columns} FROM local_days EXCEPT ALL SELECT export, {as_text} FROM spark_days").fetchall()

@@ -7,7 +7,8 @@ task per export: `stepkit steps EXPORT --format json --jobs 1 -q` with the count
 given. It writes, under OUT:
 
   days/export=ID/*.parquet      one row per day: date, steps, distance_m, raw_steps,
-                                manual_steps, hours_with_data, valid (as `stepkit steps` prints)
+                                manual_steps, hours_with_data, valid, sources (as `stepkit
+                                steps` prints them for a cohort)
   summary/export=ID/*.parquet   one row per export: first_day, last_day, days, days_with_data,
                                 valid_days, mean_valid_steps, median_valid_steps, steps, the
                                 share of each source class, typed_in_steps_left_out, valid_day,
@@ -116,7 +117,8 @@ def count_export(export, path, data, options):
                 message = message.replace(local, path)
             return (export, path, "failed", result.returncode, message)
         document = json.loads(result.stdout)
-        days = [tuple(day[field] for field in DAY_FIELDS) for day in document["days"]]
+        # The sources that added to each day, as a cohort's csv rows write them.
+        days = [tuple(day[field] for field in DAY_FIELDS) + ("; ".join(day["sources"]),) for day in document["days"]]
         summary = tuple(document["summary"][field] for field in SUMMARY_FIELDS)
         return (export, path, "ok", days, summary)
     except Exception as error:  # a task never fails the job: the export is listed as failed
@@ -174,6 +176,7 @@ def main(argv=None):
         T.StructField("steps", T.LongType()), T.StructField("distance_m", T.LongType()),
         T.StructField("raw_steps", T.LongType()), T.StructField("manual_steps", T.LongType()),
         T.StructField("hours_with_data", T.IntegerType()), T.StructField("valid", T.BooleanType()),
+        T.StructField("sources", T.StringType()),
     ])
     summary_schema = T.StructType(
         [T.StructField("export", T.StringType()), T.StructField("file", T.StringType())]

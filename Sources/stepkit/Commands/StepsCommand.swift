@@ -42,6 +42,9 @@ struct StepsCommand: RowsCommand {
   var format: OutputFormat
 
   func runSingle(_ console: Console) throws(CommandError) {
+    var settings = settings
+    // json days name the sources that added to them, as a cohort's rows do.
+    settings.counting.includesSourceBreakdown = format == .json
     let (log, tally) = try ExportLoading.count(settings, console: console)
     if !settings.quiet, let note = Self.emptyNote(tally, sampleCount: log.count, export: settings.export) {
       console.error(note)

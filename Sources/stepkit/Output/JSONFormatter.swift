@@ -6,7 +6,12 @@ enum JSONFormatter {
   /// per bucket), `totals`, for days the `summary` (as `stepkit summary`),
   /// `sources` and `invalid`.
   static func steps(_ tally: Tally, export: String, rule: ValidDayRule = .default) -> String {
-    let days = tally.buckets.map { bucket(bucket: $0, unit: tally.options.unit, rule: rule) }
+    let breakdown = tally.options.includesSourceBreakdown
+    let days = tally.buckets.map {
+      bucket(
+        bucket: $0, unit: tally.options.unit, rule: rule,
+        sources: breakdown ? tally.stepContributors(of: $0) : nil)
+    }
     let total = tally.total
     let object = JSONValue.object([
       ("options", options(tally.options, export: export, rule: rule)),
