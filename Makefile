@@ -13,7 +13,7 @@
 # On Linux the Swift runtime and Foundation are linked into the executable
 # (--static-swift-stdlib): it runs without the toolchain's libraries, and it
 # starts in about 5 ms instead of 13 (no dynamic symbol binding), which every
-# `stepkit` call pays. Only system C libraries (zlib, libdeflate, sqlite3) stay
+# `stepkit` call pays. Only system C libraries (zlib, sqlite3) stay
 # shared. `make SWIFT_BUILD_FLAGS=` builds against the shared runtime instead.
 
 PREFIX ?= /usr/local

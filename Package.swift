@@ -16,7 +16,15 @@ let package = Package(
     // (Debian libisal-dev; Scripts/check-system-libraries.sh --isal installs it).
     // Off by default; zlib is the default everywhere and the only inflater on Apple platforms.
     .trait(
-      name: "ISAL", description: "Inflate export.zip with Intel ISA-L (Linux, libisal-dev) instead of zlib.")
+      name: "ISAL", description: "Inflate export.zip with Intel ISA-L (Linux, libisal-dev) instead of zlib."),
+    // `swift build --traits LIBDEFLATE`: check export.zip's CRC-32 with libdeflate on Linux
+    // (Debian libdeflate-dev; Scripts/check-system-libraries.sh --libdeflate installs it).
+    // Off by default: the default build needs only what a Swift toolchain machine has (zlib, SQLite)
+    // and checks the CRC-32 with the package's own slicing-by-16.
+    .trait(
+      name: "LIBDEFLATE",
+      description:
+        "Check export.zip's CRC-32 with libdeflate (Linux, libdeflate-dev) instead of the built-in one."),
   ],
   targets: [
     // The counting engine: pure Swift, Foundation only; its one I/O is the anonymous temporary file
@@ -29,8 +37,8 @@ let package = Package(
       name: "CZlib",
       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
     ),
-    // System libdeflate (Debian libdeflate-dev), Linux only: its CRC-32 uses the CPU's
-    // carry-less multiply, six times zlib's there (Apple's libz is fast already).
+    // System libdeflate (Debian libdeflate-dev), Linux with the LIBDEFLATE trait only: its CRC-32
+    // uses the CPU's carry-less multiply (Apple's libz is fast already).
     .systemLibrary(
       name: "CLibdeflate",
       pkgConfig: "libdeflate",
@@ -47,7 +55,7 @@ let package = Package(
       name: "HealthExport",
       dependencies: [
         "StepKitCore", "CZlib",
-        .target(name: "CLibdeflate", condition: .when(platforms: [.linux])),
+        .target(name: "CLibdeflate", condition: .when(platforms: [.linux], traits: ["LIBDEFLATE"])),
         .target(name: "CISAL", condition: .when(platforms: [.linux], traits: ["ISAL"])),
       ]),
     .testTarget(
@@ -62,6 +70,7 @@ let package = Package(
       dependencies: [
         "HealthExport", "CZlib", "BenchmarkSupport",
         .target(name: "CISAL", condition: .when(platforms: [.linux], traits: ["ISAL"])),
+        .target(name: "CLibdeflate", condition: .when(platforms: [.linux], traits: ["LIBDEFLATE"])),
       ],
       path: "Benchmarks/ZipBenchmark"),
     // What the benchmarks share: peak memory measured one way.

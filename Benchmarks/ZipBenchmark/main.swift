@@ -3,6 +3,9 @@
 //   swift build -c release --product zip-benchmark            (zlib)
 //   swift build -c release --product zip-benchmark --traits ISAL --scratch-path .build-isal
 //   zip-benchmark export.zip [--runs N] [--only pipeline|scan|read]
+//   zip-benchmark --crc [--runs N]      CRC-32 alone: MB/s of the package's slicing-by-16, zlib's
+//                                       crc32 and (with --traits LIBDEFLATE) libdeflate's, over
+//                                       64 MiB of export-like bytes held in memory
 //
 // For each run it prints MB/s of inflated output for
 //   bare     — a plain zlib loop on this thread: pread 1 MiB, inflate into a 1 MiB buffer, no CRC
@@ -22,11 +25,14 @@
 import BenchmarkSupport
 import CZlib
 import Foundation
-import HealthExport
+@_spi(Benchmarks) import HealthExport
 import StepKitCore
 
 #if ISAL && os(Linux)
   import CISAL
+#endif
+#if LIBDEFLATE && os(Linux)
+  import CLibdeflate
 #endif
 
 /// Wall seconds, and CPU seconds of the whole process and of the calling thread.
@@ -223,10 +229,63 @@ if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count {
   arguments.removeSubrange(index...(index + 1))
 }
 let only = onlyMode
+
+/// `--crc`: each CRC-32 implementation over the same 64 MiB, 16 passes a run; all must agree.
+func crcBenchmark(runs: Int) {
+  let size = 64 << 20
+  let line = Array(
+    #"<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Simon’s Apple Watch" unit="count/min" value="72" startDate="2019-06-11 15:00:00 +0100"/>\n"#
+      .utf8)
+  let bytes = (0..<size).map { line[$0 % line.count] &+ UInt8(truncatingIfNeeded: $0 >> 20) }
+  var implementations: [(name: String, crc: (UInt32, UnsafeRawBufferPointer) -> UInt32)] = [
+    ("slicing16", SlicingCRC32.update),
+    (
+      "zlib",
+      { crc, buffer in
+        UInt32(
+          truncatingIfNeeded: CZlib.crc32(
+            uLong(crc), buffer.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(buffer.count)))
+      }
+    ),
+  ]
+  #if LIBDEFLATE && os(Linux)
+    implementations.append(
+      ("libdeflate", { crc, buffer in libdeflate_crc32(crc, buffer.baseAddress, buffer.count) }))
+  #endif
+  let passes = 16
+  bytes.withUnsafeBytes { buffer in
+    for run in 1...runs {
+      var columns: [String] = []
+      var values: Set<UInt32> = []
+      for implementation in implementations {
+        var crc: UInt32 = 0
+        let timing = seconds {
+          for _ in 0..<passes { crc = implementation.crc(crc, buffer) }
+        }
+        values.insert(crc)
+        columns.append(
+          String(
+            format: "%@_mb_per_s=%.0f", implementation.name, Double(size * passes) / 1e6 / timing.threadCPU))
+      }
+      guard values.count == 1 else {
+        FileHandle.standardError.write(Data("zip-benchmark: the CRC-32 implementations disagree\n".utf8))
+        exit(1)
+      }
+      print("run=\(run) crc " + columns.joined(separator: " "))
+    }
+  }
+}
+if arguments.first == "--crc" {
+  crcBenchmark(runs: runs)
+  exit(0)
+}
+
 func wanted(_ name: String) -> Bool { only == nil || only == name }
 guard let path = arguments.first else {
   FileHandle.standardError.write(
-    Data("usage: zip-benchmark export.zip [--runs N] [--only pipeline|scan|read]\n".utf8))
+    Data(
+      "usage: zip-benchmark export.zip [--runs N] [--only pipeline|scan|read]\n       zip-benchmark --crc [--runs N]\n"
+        .utf8))
   exit(2)
 }
 do {

@@ -1,6 +1,6 @@
 import CZlib
 
-#if os(Linux)
+#if LIBDEFLATE && os(Linux)
   import CLibdeflate
 #endif
 
@@ -79,13 +79,17 @@ final class RawInflater: RawDeflateDecoder {
 
 /// CRC-32 (the zip and gzip checksum), continued from `crc` over `bytes`.
 ///
-/// On Linux libdeflate's, which folds with carry-less multiplies (Debian's
-/// zlib computes it with tables, at about a third of zlib's own inflate
-/// speed); elsewhere zlib's (Apple's libz uses the CPU's CRC instructions).
+/// On Linux the package's own slicing-by-16 (``SlicingCRC32``; Debian's zlib
+/// computes it a byte or a few at a time, at about a third of zlib's own
+/// inflate speed), or with the `LIBDEFLATE` trait libdeflate's, which folds
+/// with carry-less multiplies; elsewhere zlib's (Apple's libz uses the CPU's
+/// CRC instructions).
 func crc32Update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
   guard let base = bytes.baseAddress else { return crc }
-  #if os(Linux)
+  #if LIBDEFLATE && os(Linux)
     return libdeflate_crc32(crc, base, bytes.count)
+  #elseif os(Linux)
+    return SlicingCRC32.update(crc, bytes)
   #else
     var pointer = base.assumingMemoryBound(to: Bytef.self)
     var value = uLong(crc)
