@@ -205,9 +205,10 @@ extension Platform {
     defer { closedir(stream) }
     var names: [String] = []
     while let entry = readdir(stream) {
-      let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-        pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-      }
+      // Read the name in place: readdir's record may be shorter than a whole
+      // `dirent`, so copying `d_name` (256 bytes) would read past its end.
+      let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 0
+      let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
       if name.hasPrefix(prefix) { names.append(name) }
     }
     return names
