@@ -165,6 +165,17 @@ public struct SampleLog: Sendable {
     return OriginID(rawValue: id)
   }
 
+  /// The largest UTC offset a sample may carry, in minutes either way:
+  /// about ±34 hours.
+  ///
+  /// Real offsets lie between −12 and +14 hours, so this turns away only
+  /// corrupt dates, while leaving room for any clock. It keeps an offset
+  /// within the 16-bit minutes a stored sample holds, its zigzag varint in a
+  /// store's block to two bytes (2 × 2047 < 2^14), and it bounds how far a
+  /// bucket under the recorded offsets can lie from the UTC instant (the
+  /// widest offsets a tally allows for).
+  @usableFromInline static let maximumOffsetMinutes = 2047
+
   /// Why ``append(kind:startMs:endMs:value:utcOffsetSeconds:origin:userEntered:location:)``
   /// would turn a sample away, or `nil` when it would store it: the one place
   /// the rules for invalid samples live (COUNTING.md, Inputs).
@@ -185,9 +196,8 @@ public struct SampleLog: Sendable {
     if endMs < startMs { return .endBeforeStart }
     if !value.isFinite { return .nonFiniteValue }
     if value < 0 { return .negativeValue }
-    // Offsets beyond ±34 hours and durations beyond 136 years are no real
-    // clock's; the log keeps offsets as 16-bit minutes.
-    if abs(utcOffsetSeconds) > 2047 * 60 { return .outOfRange }
+    // Offsets beyond ±34 hours and durations beyond 136 years are no real clock's.
+    if abs(utcOffsetSeconds) > maximumOffsetMinutes * 60 { return .outOfRange }
     let duration = endMs &- startMs
     if duration < 0 || (duration > Int64(UInt32.max) && (duration + 500) / 1000 > Int64(UInt32.max)) {
       return .outOfRange
@@ -275,7 +285,7 @@ public struct SampleLog: Sendable {
     assert(
       Self.rejection(startMs: startMs, endMs: endMs, value: value, utcOffsetSeconds: utcOffsetSeconds) == nil,
       "appendValid(kind:startMs:endMs:value:utcOffsetSeconds:origin:userEntered:) given an invalid sample")
-    // Valid: `rejection` bounds the offset to ±2047 minutes, so it fits 16 bits.
+    // Valid: `rejection` bounds the offset to ±maximumOffsetMinutes, so it fits 16 bits.
     storeValid(
       StoredSample(
         startMs: startMs, endMs: endMs, value: value, origin: origin.rawValue,

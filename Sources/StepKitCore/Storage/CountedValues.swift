@@ -98,7 +98,7 @@ final class CountedPages: @unchecked Sendable {
   private var residentPages: [Int] = []
   private var clock = 0
   private var lastPage = -1
-  private var lastValues = UnsafeMutablePointer<Double>(bitPattern: 0x10).unsafelyUnwrapped
+  private var lastValues = UnsafeMutablePointer<Double>.placeholder
   private var file: SpillFile?
   private var writeFailure: SampleStorageError?
 

@@ -87,7 +87,28 @@ extension SampleStore {
       store.spillFile.unsafelyUnwrapped.read(
         into: windows[slot].bytes, count: count, at: sealed.fileOffset + Int64(start),
         capacity: Self.windowCapacity)
+      _checkInvariants()
       return slot
+    }
+
+    /// Checks the windows against their index (with `STEPKIT_INTERNAL_CHECKS`;
+    /// nothing otherwise): at most ``windowCount`` of them, each key held by
+    /// exactly the slot the index names, each window inside a spilled chunk.
+    @inline(__always)
+    func _checkInvariants() {
+      #if STEPKIT_INTERNAL_CHECKS
+        precondition(windows.count <= windowCount, "more windows than allowed")
+        precondition(slotOfKey.count == windows.count, "the window index and the windows differ")
+        for (slot, window) in windows.enumerated() {
+          precondition(slotOfKey[window.key] == slot, "window \(window.key) is not indexed at its slot")
+          let chunk = window.key >> 8
+          precondition(store.sealedChunk(chunk).memory == nil, "a window of a chunk in memory")
+          precondition(
+            (window.key & 0xFF) * Self.windowBytes < store.sealedChunk(chunk).count,
+            "a window past its chunk's end")
+          precondition(window.lastUse <= clock, "a window used in the future")
+        }
+      #endif
     }
   }
 }

@@ -44,7 +44,11 @@ final class ByteChunk: @unchecked Sendable {
 /// The bytes of a store's last chunk, which the store also holds (so that
 /// they live as long as it does).
 struct TailPointer: @unchecked Sendable {
-  var base = UnsafeMutablePointer<UInt8>(bitPattern: 0x10).unsafelyUnwrapped
+  // Safe to share: it points into the store's last chunk, which the store
+  // holds; a store writes there only after `isKnownUniquelyReferenced`
+  // found it the chunk's one holder (it copies the chunk otherwise), so a
+  // copy on another thread only ever reads.
+  var base = UnsafeMutablePointer<UInt8>.placeholder
 }
 
 /// The samples of a ``SampleLog``, stored in blocks of up to
@@ -60,18 +64,9 @@ struct TailPointer: @unchecked Sendable {
 /// are appended; a block moved from another store keeps its count, usually
 /// less than full at the end of what was moved.
 ///
-/// One sample is a header byte and the fields that differ from the previous
-/// sample of the block:
-///
-/// | header bit | meaning |
-/// |---|---|
-/// | 0 | distance (else steps) |
-/// | 1 | user-entered |
-/// | 2 | origin differs: a varint follows |
-/// | 3 | UTC offset differs: a zigzag varint of minutes follows |
-/// | 4 | times in milliseconds (else whole seconds, the export's precision) |
-/// | 5–6 | value: 0 an integer varint; 1 a decimal with the previous decimal's scale; 2 a decimal with a scale byte; 3 the double's 8 bytes |
-/// | 7 | duration equals the previous sample's (else a varint follows) |
+/// One sample is a header byte (``SampleHeader``: kind, typed-in, which
+/// fields follow and in what form) and the fields that differ from the
+/// previous sample of the block.
 ///
 /// The start follows the header as a zigzag varint of its difference to the
 /// end of the block's previous sample of the same kind (0 when a source's
@@ -119,6 +114,17 @@ struct SampleStore: Sendable {
     default: return 1
     }
   }
+
+  /// 2^53: every whole number in `[0, 2^53)` is a `Double` exactly, so the
+  /// conversions between `Double` and `Int64` below it are exact (and one
+  /// instruction each). Integers and decimal mantissas are written as varints
+  /// only below it; larger values take the `Double`'s eight bytes.
+  @inline(__always)
+  static var exactIntegerLimit: Double { 9_007_199_254_740_992 }
+
+  /// ``exactIntegerLimit`` as an integer, for mantissas.
+  @inline(__always)
+  static var exactMantissaLimit: UInt64 { 1 << 53 }
 
   /// An integer field's value as a `Double`: the encoder writes only
   /// integers below 2^53 (integers and decimal mantissas), for which the
@@ -475,6 +481,7 @@ struct SampleStore: Sendable {
   mutating func append(_ sample: StoredSample) {
     countStart(sample.startMs)
     encode(sample)
+    _checkInvariants(sealedBlocksFrom: sealedBlocks.count)
   }
 
   /// Encodes one sample at the end, leaving ``startCounts`` as it is.
@@ -491,15 +498,15 @@ struct SampleStore: Sendable {
     let begin = out
     let header = out
     out += 1
-    var h = UInt8(sample.kind == .distance ? 1 : 0) | (sample.isUserEntered ? 2 : 0)
+    var h = SampleHeader(distance: sample.kind == .distance, userEntered: sample.isUserEntered)
     if sample.origin != context.origin {
-      h |= 4
+      h.insert(.originFollows)
       Self.writeVarint(UInt64(sample.origin), &out)
       context.origin = sample.origin
       open.maxOrigin = max(open.maxOrigin, sample.origin)
     }
     if sample.offsetMinutes != context.offsetMinutes {
-      h |= 8
+      h.insert(.offsetFollows)
       Self.writeVarint(Self.zigzag(Int64(sample.offsetMinutes)), &out)
       context.offsetMinutes = sample.offsetMinutes
     }
@@ -515,19 +522,19 @@ struct SampleStore: Sendable {
       Self.writeVarint(Self.zigzag(deltaSeconds), &out)
       if !sameDuration { Self.writeVarint(UInt64(bitPattern: durationSeconds), &out) }
     } else {
-      h |= 16
+      h.insert(.milliseconds)
       Self.writeVarint(Self.zigzag(delta), &out)
       if !sameDuration { Self.writeVarint(UInt64(bitPattern: duration), &out) }
     }
-    if sameDuration { h |= 128 }
+    if sameDuration { h.insert(.sameDuration) }
     if sample.kind == .steps {
       context.stepsEndMs = sample.endMs
     } else {
       context.distanceEndMs = sample.endMs
     }
     context.durationMs = duration
-    h |= encodeValue(sample.value, kind: sample.kind, &out) << 5
-    header.pointee = h
+    h.valueForm = encodeValue(sample.value, kind: sample.kind, &out)
+    header.pointee = h.rawValue
     tailUsed += out - begin
 
     count += 1
@@ -596,7 +603,7 @@ struct SampleStore: Sendable {
     residentBytes += chunk.count
   }
 
-  /// Writes `value` in its shortest exact form and returns the form (header bits 5–6).
+  /// Writes `value` in its shortest exact form and returns the form.
   ///
   /// The two forms nearly every sample takes are tried here, inlined into
   /// ``encode(_:)``: an integer (steps), and a decimal at the scale of the
@@ -609,22 +616,22 @@ struct SampleStore: Sendable {
   @inline(__always)
   private mutating func encodeValue(
     _ value: Double, kind: QuantityKind, _ out: inout UnsafeMutablePointer<UInt8>
-  ) -> UInt8 {
-    if value < 9_007_199_254_740_992, value.sign == .plus {
+  ) -> SampleHeader.ValueForm {
+    if value < Self.exactIntegerLimit, value.sign == .plus {
       // In [0, 2^53): the signed conversions, one instruction each, are exact.
       let integer = Int64(value)
       if Double(integer) == value {
         Self.writeVarint(UInt64(bitPattern: integer), &out)
-        return 0
+        return .integer
       }
       if context.scale != 0xFF {
         let scaled = value / context.scaleFactor * context.scalePower
-        if scaled < 9_007_199_254_740_992 {
+        if scaled < Self.exactIntegerLimit {
           let mantissa = Int64(scaled + 0.5)
           // `mantissa` is below 2^53: the signed conversion gives the unsigned one's double.
           if Double(mantissa) / context.scalePower * context.scaleFactor == value {
             Self.writeVarint(UInt64(bitPattern: mantissa), &out)
-            return 1
+            return .decimalAtPreviousScale
           }
         }
       }
@@ -637,9 +644,9 @@ struct SampleStore: Sendable {
   @inline(never)
   private mutating func encodeValueInFull(
     _ value: Double, kind: QuantityKind, _ out: inout UnsafeMutablePointer<UInt8>
-  ) -> UInt8 {
+  ) -> SampleHeader.ValueForm {
     // A whole value in [0, 2^53) was written as one by ``encodeValue(_:kind:_:)``, the one caller.
-    if value < 9_007_199_254_740_992, value.sign == .plus {
+    if value < Self.exactIntegerLimit, value.sign == .plus {
       // A run of decimals in one unit (distances) mostly keeps the scale of the one before: the
       // digits at that scale, when they give exactly `value`, are the ones the search below would
       // find and widen to it, for a multiply and a check instead of the search.
@@ -647,11 +654,11 @@ struct SampleStore: Sendable {
       if previous != 0xFF {
         let factor = previous >> 4
         let scaled = (factor == 0 ? value : value / Self.unitFactor(factor)) * Self.powerOfTen(previous & 15)
-        if scaled < 9_007_199_254_740_992 {
+        if scaled < Self.exactIntegerLimit {
           let mantissa = UInt64(bitPattern: Int64(scaled + 0.5))
           if Self.decodeDecimal(mantissa, scale: previous) == value {
             Self.writeVarint(mantissa, &out)
-            return 1
+            return .decimalAtPreviousScale
           }
         }
       }
@@ -659,16 +666,16 @@ struct SampleStore: Sendable {
         // The previous scale serves when it has at least as many digits and the same factor.
         if previous != 0xFF, previous >> 4 == scale >> 4, previous & 15 >= scale & 15 {
           let widened = mantissa &* UInt64(Self.powerOfTen(previous & 15 - scale & 15))
-          if widened < 9_007_199_254_740_992 {
+          if widened < Self.exactMantissaLimit {
             Self.writeVarint(widened, &out)
-            return 1
+            return .decimalAtPreviousScale
           }
         }
         out.pointee = scale
         out += 1
         Self.writeVarint(mantissa, &out)
         context.setScale(scale)
-        return 2
+        return .decimalWithScale
       }
     }
     var bits = value.bitPattern.littleEndian
@@ -676,7 +683,7 @@ struct SampleStore: Sendable {
       UnsafeMutableRawPointer(out).copyMemory(from: $0.baseAddress!, byteCount: 8)
     }
     out += 8
-    return 3
+    return .double
   }
 
   /// A mantissa and scale byte that decode to exactly `value`, or `nil`.
@@ -902,28 +909,28 @@ struct SampleStore: Sendable {
 
   @inline(__always)
   static func decode(_ cursor: inout UnsafePointer<UInt8>, _ context: inout Context) -> StoredSample {
-    let h = cursor.pointee
+    let h = SampleHeader(rawValue: cursor.pointee)
     cursor += 1
-    if h & 4 != 0 { context.origin = UInt16(truncatingIfNeeded: readVarint(&cursor)) }
-    if h & 8 != 0 {
+    if h.contains(.originFollows) { context.origin = UInt16(truncatingIfNeeded: readVarint(&cursor)) }
+    if h.contains(.offsetFollows) {
       context.offsetMinutes = Int16(truncatingIfNeeded: unzigzag(readVarint(&cursor)))
     }
-    let unit: Int64 = h & 16 == 0 ? 1000 : 1
-    let isSteps = h & 1 == 0
+    let unit: Int64 = h.contains(.milliseconds) ? 1 : 1000
+    let isSteps = !h.contains(.distance)
     let startMs =
       (isSteps ? context.stepsEndMs : context.distanceEndMs) &+ unzigzag(readVarint(&cursor)) &* unit
-    if h & 128 == 0 { context.durationMs = Int64(bitPattern: readVarint(&cursor)) &* unit }
+    if !h.contains(.sameDuration) { context.durationMs = Int64(bitPattern: readVarint(&cursor)) &* unit }
     let endMs = startMs &+ context.durationMs
     if isSteps { context.stepsEndMs = endMs } else { context.distanceEndMs = endMs }
     let value: Double
     // Tested in order of frequency (integers, then decimals at the previous
     // scale) rather than through a jump table.
-    let valueForm = h & 0x60
-    if valueForm == 0 {
+    let valueForm = h.valueForm
+    if valueForm == .integer {
       value = double(readVarint(&cursor))
-    } else if valueForm == 0x20 {
+    } else if valueForm == .decimalAtPreviousScale {
       value = context.decimal(readVarint(&cursor))
-    } else if valueForm == 0x40 {
+    } else if valueForm == .decimalWithScale {
       context.setScale(cursor.pointee)
       cursor += 1
       value = context.decimal(readVarint(&cursor))
@@ -938,7 +945,7 @@ struct SampleStore: Sendable {
     return StoredSample(
       startMs: startMs, endMs: endMs, value: value,
       origin: context.origin, offsetMinutes: context.offsetMinutes,
-      kind: isSteps ? .steps : .distance, isUserEntered: h & 2 != 0)
+      kind: isSteps ? .steps : .distance, isUserEntered: h.contains(.userEntered))
   }
 }
 
@@ -1040,6 +1047,7 @@ extension SampleStore {
       block = runEnd
     }
     openRoom = 0
+    _checkInvariants(sealedBlocksFrom: 0)
     return dropped
   }
 
@@ -1084,9 +1092,9 @@ extension SampleStore {
     var maxOrigin: UInt16 = 0
     let samples = other.count(ofBlock: block)
     for _ in 0..<samples {
-      let h = cursor.pointee
+      let h = SampleHeader(rawValue: cursor.pointee)
       cursor += 1
-      if h & 4 != 0 {
+      if h.contains(.originFollows) {
         let field = UnsafeMutablePointer(mutating: cursor)
         let old = Self.readVarint(&cursor)
         guard let new = renumber(UInt16(truncatingIfNeeded: old)) else { return false }
@@ -1096,15 +1104,15 @@ extension SampleStore {
         guard out == UnsafeMutablePointer(mutating: cursor) else { return false }
         maxOrigin = max(maxOrigin, new)
       }
-      if h & 8 != 0 { _ = Self.readVarint(&cursor) }
+      if h.contains(.offsetFollows) { _ = Self.readVarint(&cursor) }
       _ = Self.readVarint(&cursor)
-      if h & 128 == 0 { _ = Self.readVarint(&cursor) }
-      switch (h >> 5) & 3 {
-      case 0, 1: _ = Self.readVarint(&cursor)
-      case 2:
+      if !h.contains(.sameDuration) { _ = Self.readVarint(&cursor) }
+      switch h.valueForm {
+      case .integer, .decimalAtPreviousScale: _ = Self.readVarint(&cursor)
+      case .decimalWithScale:
         cursor += 1
         _ = Self.readVarint(&cursor)
-      default: cursor += 8
+      case .double: cursor += 8
       }
     }
     var moved = other.info(ofBlock: block)
@@ -1143,4 +1151,68 @@ extension SampleStore {
     openRoom = 0
     return dropped
   }
+}
+
+// MARK: - Invariants
+
+extension SampleStore {
+  /// Checks the store's records against one another (with
+  /// `STEPKIT_INTERNAL_CHECKS`; nothing otherwise): the block table, the
+  /// chunks and the counts that the unsafe encoder and decoder rely on.
+  ///
+  /// - Parameter first: The first sealed block to check (the open block and
+  ///   the chunks are always checked): each append checks what it changed.
+  @inline(__always)
+  func _checkInvariants(sealedBlocksFrom first: Int = 0) {
+    #if STEPKIT_INTERNAL_CHECKS
+      _checkInvariantsInFull(sealedBlocksFrom: first)
+    #endif
+  }
+
+  #if STEPKIT_INTERNAL_CHECKS
+    @inline(never)
+    private func _checkInvariantsInFull(sealedBlocksFrom first: Int) {
+      precondition(count >= 0 && tailUsed >= 0, "negative counts")
+      if let tail {
+        precondition(tailBase == tail.base, "the tail pointer is not the tail chunk's")
+        precondition(tailUsed <= tail.capacity, "the tail chunk is written past its capacity")
+      } else {
+        precondition(count == 0 && tailUsed == 0 && fullChunks.isEmpty, "samples without a chunk")
+      }
+      var resident = 0
+      var spilled = 0
+      for chunk in fullChunks {
+        precondition(chunk.count >= 0, "a chunk of negative size")
+        if let memory = chunk.memory {
+          precondition(chunk.fileOffset == -1 && chunk.count <= memory.capacity, "a chunk in memory is wrong")
+          resident += chunk.count
+        } else {
+          precondition(chunk.fileOffset >= 0 && spillFile != nil, "a spilled chunk has no place in the file")
+          spilled += chunk.count
+        }
+      }
+      precondition(spilled == spilledBytes, "spilled bytes miscounted")
+      precondition(resident <= residentBytes, "resident bytes miscounted")
+      guard count > 0 else {
+        precondition(sealedBlocks.isEmpty, "blocks without samples")
+        return
+      }
+      precondition(openRoom >= 0 && openRoom <= Self.blockCapacity, "the open block's room is out of range")
+      for block in max(0, first - 1)..<blockCount {
+        let info = info(ofBlock: block)
+        let samples = count(ofBlock: block)
+        precondition(block > 0 || info.first == 0, "the first block does not start at sample 0")
+        precondition(samples >= 1 && samples <= Self.blockCapacity, "block \(block) holds \(samples) samples")
+        precondition(Int(info.chunk) <= fullChunks.count, "block \(block) names a chunk that does not exist")
+        let bytes = byteCount(ofBlock: block)
+        let chunkBytes = Int(info.chunk) < fullChunks.count ? fullChunks[Int(info.chunk)].count : tailUsed
+        precondition(
+          bytes >= samples && Int(info.offset) + bytes <= chunkBytes
+            && bytes <= samples * Self.maximumSampleBytes,
+          "block \(block) lies outside its chunk")
+        precondition(info.minStartMs <= info.maxStartMs, "block \(block)'s starts are out of order")
+        precondition(info.maxEndMs >= info.maxStartMs, "block \(block) ends before it starts")
+      }
+    }
+  #endif
 }
