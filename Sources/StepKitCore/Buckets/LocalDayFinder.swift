@@ -43,10 +43,8 @@ public struct LocalDayFinder: Sendable {
       return Int64(recordedOffsetSeconds) * 1000
     case .zone(let zone):
       if t >= cachedFrom && t < cachedUntil { return cachedOffsetMs }
-      let instant = Date(epochMilliseconds: t)
-      cachedOffsetMs = Int64(zone.secondsFromGMT(for: instant)) * 1000
+      (cachedOffsetMs, cachedUntil) = ZoneOffsets.offset(of: zone, at: t)
       cachedFrom = t
-      cachedUntil = zone.nextDaylightSavingTimeTransition(after: instant)?.epochMilliseconds ?? Int64.max
       return cachedOffsetMs
     }
   }

@@ -11,20 +11,30 @@ struct ZoneOffsets: Sendable {
   /// Builds the table for `zone` covering `[lowerMs, upperMs]` (with a day of margin).
   init(zone: TimeZone, lowerMs: Int64, upperMs: Int64) {
     let margin: Int64 = 2 * 86_400_000
-    let lower = Date(epochMilliseconds: lowerMs &- margin)
-    let upper = Date(epochMilliseconds: upperMs &+ margin)
+    let upper = upperMs &+ margin
+    var (offset, next) = Self.offset(of: zone, at: lowerMs &- margin)
     starts = [Int64.min]
-    offsets = [Int64(zone.secondsFromGMT(for: lower)) * 1000]
-    var cursor = lower
-    while let next = zone.nextDaylightSavingTimeTransition(after: cursor), next <= upper {
-      let offset = Int64(zone.secondsFromGMT(for: next)) * 1000
+    offsets = [offset]
+    while next <= upper {
+      let transition = next
+      (offset, next) = Self.offset(of: zone, at: transition)
       if offset != offsets[offsets.count - 1] {
-        starts.append(next.epochMilliseconds)
+        starts.append(transition)
         offsets.append(offset)
       }
-      guard next > cursor else { break }
-      cursor = next
+      guard next > transition else { break }
     }
+  }
+
+  /// The one place StepKitCore asks a `TimeZone` for its offsets: `zone`'s
+  /// UTC offset at the instant `t` (ms), and the instant of its next
+  /// transition after `t` (`Int64.max` when it has none), until which the
+  /// offset holds.
+  static func offset(of zone: TimeZone, at t: Int64) -> (offsetMs: Int64, nextTransitionMs: Int64) {
+    let instant = Date(epochMilliseconds: t)
+    let offset = Int64(zone.secondsFromGMT(for: instant)) * 1000
+    let next = zone.nextDaylightSavingTimeTransition(after: instant)?.epochMilliseconds ?? Int64.max
+    return (offset, next)
   }
 
   /// The index of the segment holding `t`.
