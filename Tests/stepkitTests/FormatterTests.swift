@@ -170,7 +170,7 @@ struct OutputFormatTests {
   @Test("demo explanation: duplicates and hand-typed steps add up to the gap")
   func explanation() {
     let (_, tally) = sampleTally()
-    let text = DemoCommand.explanation(tally.total)
+    let text = DemoCommand.explanation(tally.roundedTotal)
     #expect(text.hasPrefix("Why steps (1,400) is less than raw_steps (4,300): 400 steps"))
     #expect(text.contains("2,500 steps were typed in by hand"))
     #expect(text.split(separator: "\n").count == 2)

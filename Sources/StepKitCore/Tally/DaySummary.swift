@@ -15,9 +15,9 @@
 /// - ``stepShares``: each class's counted steps (``Tally/SourceRow/countedSteps``
 ///   of its sources, classed for steps) divided by all counted steps; empty
 ///   when nothing was counted;
-/// - ``typedInStepsLeftOut``: the typed-in steps (``Tally/Bucket/manualSteps``
-///   summed over the days, rounded) when the policy leaves them out, 0 under
-///   ``CountingPolicy/all``.
+/// - ``typedInStepsLeftOut``: the typed-in steps (``Tally/Bucket/roundedManualSteps``
+///   summed over the days, as ``RoundedTotals`` adds them) when the policy leaves
+///   them out, 0 under ``CountingPolicy/all``.
 public struct DaySummary: Sendable, Hashable {
   /// The rule valid days were judged by.
   public var rule: ValidDayRule
@@ -65,14 +65,13 @@ public struct DaySummary: Sendable, Hashable {
       medianValidSteps =
         valid.count % 2 == 1 ? Double(valid[middle]) : Double(valid[middle - 1] + valid[middle]) / 2
     }
-    steps = tally.buckets.reduce(0) { $0 + $1.roundedSteps }
+    steps = tally.roundedTotal.steps
     var byClass: [SourceClass: Double] = [:]
     for source in tally.sources where source.countedSteps > 0 {
       byClass[source.sourceClass, default: 0] += source.countedSteps
     }
     let counted = byClass.values.reduce(0, +)
     stepShares = counted > 0 ? byClass.mapValues { $0 / counted } : [:]
-    typedInStepsLeftOut =
-      tally.options.policy == .all ? 0 : roundedForOutput(tally.buckets.reduce(0) { $0 + $1.manualSteps })
+    typedInStepsLeftOut = tally.options.policy == .all ? 0 : tally.roundedTotal.manualSteps
   }
 }

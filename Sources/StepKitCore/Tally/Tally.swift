@@ -130,7 +130,8 @@ public struct Tally: Sendable {
     zip(sources, bucket.stepsBySource).compactMap { source, steps in steps > 0 ? source : nil }
   }
 
-  /// The sum of every bucket.
+  /// The exact (unrounded) sum of every bucket. What outputs print as a total
+  /// is ``roundedTotal``, the sum of the rounded buckets.
   public var total: Bucket {
     var sum = Bucket(firstDay: buckets.first?.firstDay ?? LocalDate(daysSinceEpoch: 0))
     for bucket in buckets {

@@ -55,13 +55,13 @@ struct ChartCommand: Subcommand {
     } else {
       title = "Steps per day"
     }
-    let total = tally.total
+    let total = tally.roundedTotal
     let text: String
     if isHTML {
       let summary =
-        "\(TextFormatting.grouped(total.roundedSteps)) steps counted over \(days.count) days "
-        + "(\(TextFormatting.grouped(total.roundedRawSteps)) raw, "
-        + "\(TextFormatting.grouped(total.roundedManualSteps)) hand-typed); "
+        "\(TextFormatting.grouped(total.steps)) steps counted over \(days.count) days "
+        + "(\(TextFormatting.grouped(total.rawSteps)) raw, "
+        + "\(TextFormatting.grouped(total.manualSteps)) hand-typed); "
         + "policy \(settings.counting.policy.rawValue), time zone \(settings.counting.timeZone)"
         + (settings.counting.dayStart.isMidnight ? "." : ", days start at \(settings.counting.dayStart).")
       text = StepChart.html(days, title: title, summary: summary)

@@ -59,7 +59,7 @@ struct DemoCommand: Subcommand {
     let tally = log.tally(CountingOptions())
     console.output("Steps in the bundled demo export (stepkit steps, policy health):\n\n")
     console.output(TableFormatter.steps(tally, rule: nil))
-    console.output("\n" + Self.explanation(tally.total) + "\n\n")
+    console.output("\n" + Self.explanation(tally.roundedTotal) + "\n\n")
     console.output(
       """
       Run it on your own export (Health app › your picture › Export All Health Data):
@@ -72,10 +72,10 @@ struct DemoCommand: Subcommand {
 
   /// Two lines: how much of the gap between `raw_steps` and `steps` is
   /// duplicates counted once, and how much is hand-typed steps left out.
-  static func explanation(_ total: Tally.Bucket) -> String {
-    let steps = total.roundedSteps
-    let raw = total.roundedRawSteps
-    let manual = total.roundedManualSteps
+  static func explanation(_ total: RoundedTotals) -> String {
+    let steps = total.steps
+    let raw = total.rawSteps
+    let manual = total.manualSteps
     let duplicates = max(0, raw - manual - steps)
     let g = TextFormatting.grouped
     return """

@@ -12,11 +12,10 @@ enum JSONFormatter {
         bucket: $0, unit: tally.options.unit, rule: rule,
         sources: breakdown ? tally.stepContributors(of: $0) : nil)
     }
-    let total = tally.total
     let object = JSONValue.object([
       ("options", options(tally.options, export: export, rule: rule)),
       ("days", .array(days)),
-      ("totals", totals(total)),
+      ("totals", totals(tally)),
       ("summary", summary(tally, rule: rule)),
       ("sources", .array(tally.sources.map(source))),
       ("invalid", invalid(tally.invalid)),
@@ -66,7 +65,7 @@ enum JSONFormatter {
                   sources: tally.stepContributors(of: $0))
               })
           ))
-        members.append(("totals", totals(tally.total)))
+        members.append(("totals", totals(tally)))
         members.append(("summary", summary(tally, rule: rule)))
       }
       members.append(("sources", .array(tally.sources.map { source($0, export: member.id) })))
@@ -91,13 +90,15 @@ enum JSONFormatter {
       SummaryFormatter.members(DaySummary(tally, rule: rule), options: tally.options, rule: rule))
   }
 
-  static func totals(_ total: Tally.Bucket) -> JSONValue {
-    .object([
-      ("steps", .integer(total.roundedSteps)),
-      ("distance_m", .integer(total.roundedDistanceMeters)),
-      ("raw_steps", .integer(total.roundedRawSteps)),
-      ("manual_steps", .integer(total.roundedManualSteps)),
-      ("hours_with_data", .integer(Int64(total.hoursWithData))),
+  /// `totals`: the sums of the rounded `days` (COUNTING.md, "Rounding").
+  static func totals(_ tally: Tally) -> JSONValue {
+    let total = tally.roundedTotal
+    return .object([
+      ("steps", .integer(total.steps)),
+      ("distance_m", .integer(total.distanceMeters)),
+      ("raw_steps", .integer(total.rawSteps)),
+      ("manual_steps", .integer(total.manualSteps)),
+      ("hours_with_data", .integer(Int64(tally.buckets.reduce(0) { $0 + $1.hoursWithData }))),
     ])
   }
 

@@ -17,6 +17,9 @@ indirect enum JSONValue: Equatable, Sendable {
   case integer(Int64)
   /// A number written with `digits` decimals (`1234.5`).
   case decimal(Double, digits: Int)
+  /// A number given in units of its last decimal, written with `digits` decimals
+  /// (`scaled(12345, digits: 1)` is `1234.5`): a total of rows printed as ``decimal(_:digits:)``.
+  case scaled(Int64, digits: Int)
   case bool(Bool)
   case null
 
@@ -35,6 +38,7 @@ indirect enum JSONValue: Equatable, Sendable {
     case .string(let text): return Self.quoted(text)
     case .integer(let value): return String(value)
     case .decimal(let value, let digits): return TextFormatting.fixed(value, digits: digits)
+    case .scaled(let value, let digits): return TextFormatting.fixed(scaled: value, digits: digits)
     case .bool(let value): return value ? "true" : "false"
     case .null: return "null"
     case .array(let items):

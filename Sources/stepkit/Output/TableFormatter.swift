@@ -28,9 +28,18 @@ enum TableFormatter {
         cells(bucket, label: bucket.label(unit: unit))
           + (days ? [rule?.isValid(bucket) == true ? "yes" : "no"] : []))
     }
-    let total = tally.total
+    // The total row adds up the rows as printed (COUNTING.md, "Rounding"), km as hundredths.
+    let total = tally.roundedTotal
+    let totalHundredths = tally.buckets.reduce(Int64(0)) {
+      RoundedTotals.adding($0, TextFormatting.hundredths(ofMetres: $1.roundedDistanceMeters))
+    }
     let validCount = tally.buckets.filter { rule?.isValid($0) == true }.count
-    rows.append(cells(total, label: "total") + (days ? ["\(validCount)"] : []))
+    rows.append(
+      [
+        "total", TextFormatting.grouped(total.steps), TextFormatting.kilometres(hundredths: totalHundredths),
+        TextFormatting.grouped(total.rawSteps), TextFormatting.grouped(total.manualSteps),
+        TextFormatting.grouped(Int64(tally.buckets.reduce(0) { $0 + $1.hoursWithData })),
+      ] + (days ? ["\(validCount)"] : []))
     var lines = TextFormatting.columns(rows, rightAligned: [false, true, true, true, true, true, true])
     let width = lines.map(TextFormatting.displayWidth).max() ?? 0
     lines.insert(String(repeating: "─", count: width), at: 1)
@@ -72,19 +81,13 @@ enum TableFormatter {
         row.lastEnd.map { String(TextFormatting.isoUTC($0).prefix(10)) } ?? "-",
       ])
     }
-    var totalRaw = 0.0
-    var totalCounted = 0.0
-    var totalManual = 0.0
-    for row in tally.sources {
-      totalRaw += row.rawSteps
-      totalCounted += row.countedSteps
-      totalManual += row.manualSteps
-    }
+    // Sums of the rows as printed (COUNTING.md, "Rounding"); a left-out source prints no count.
     rows.append([
       "", "total", "", "", "",
-      TextFormatting.grouped(roundedForOutput(totalRaw)),
-      TextFormatting.grouped(roundedForOutput(totalCounted)),
-      TextFormatting.grouped(roundedForOutput(totalManual)),
+      TextFormatting.grouped(RoundedTotals.sumOfRounded(tally.sources.map(\.rawSteps))),
+      TextFormatting.grouped(
+        RoundedTotals.sumOfRounded(tally.sources.map { $0.isCounted ? $0.countedSteps : 0 })),
+      TextFormatting.grouped(RoundedTotals.sumOfRounded(tally.sources.map(\.manualSteps))),
       "", "",
     ])
     var lines = TextFormatting.columns(

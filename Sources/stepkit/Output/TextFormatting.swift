@@ -16,11 +16,21 @@ enum TextFormatting {
 
   /// Metres as kilometres with two decimals: `6512` → `6.51`.
   static func kilometres(_ metres: Int64) -> String {
-    let hundredths = (metres.magnitude + 5) / 10
-    let whole = Int64(hundredths / 100)
-    let fraction = hundredths % 100
+    kilometres(hundredths: hundredths(ofMetres: metres))
+  }
+
+  /// `metres` in hundredths of a kilometre, the unit tables print: nearest, halves away from zero.
+  static func hundredths(ofMetres metres: Int64) -> Int64 {
+    let hundredths = Int64((metres.magnitude + 5) / 10)
+    return metres < 0 ? -hundredths : hundredths
+  }
+
+  /// A distance of `hundredths` hundredths of a kilometre, `12.35`.
+  static func kilometres(hundredths: Int64) -> String {
+    let whole = Int64(hundredths.magnitude / 100)
+    let fraction = hundredths.magnitude % 100
     let text = grouped(whole) + "." + (fraction < 10 ? "0" : "") + String(fraction)
-    return metres < 0 ? "-" + text : text
+    return hundredths < 0 ? "-" + text : text
   }
 
   /// `text` with what a terminal would act on instead of showing written as
@@ -46,20 +56,35 @@ enum TextFormatting {
     return result
   }
 
-  /// `text` right-aligned in `width` terminal columns.
   /// `value` with `digits` decimals, rounded half away from zero, no grouping:
   /// `fixed(1234.56, digits: 1)` is `1234.6`.
   static func fixed(_ value: Double, digits: Int) -> String {
-    var scale: Int64 = 1
-    for _ in 0..<digits { scale *= 10 }
-    let scaled = roundedForOutput(value * Double(scale))
-    let whole = String(abs(scaled) / scale)
+    fixed(scaled: scaled(value, digits: digits), digits: digits)
+  }
+
+  /// `value` as a whole number of its last printed digit (`scaled(12.345, digits: 2)` is
+  /// `1235`): what ``fixed(_:digits:)`` prints, so that totals can add the printed rows.
+  static func scaled(_ value: Double, digits: Int) -> Int64 {
+    roundedForOutput(value * Double(scale(digits)))
+  }
+
+  /// A number given in units of its last digit (`scaled`) with `digits` decimals: `1235` → `12.35`.
+  static func fixed(scaled: Int64, digits: Int) -> String {
+    let scale = scale(digits)
+    let whole = String(scaled.magnitude / scale.magnitude)
     let sign = scaled < 0 ? "-" : ""
     guard digits > 0 else { return sign + whole }
-    let fraction = String(abs(scaled) % scale + scale).dropFirst()
+    let fraction = String(scaled.magnitude % scale.magnitude + scale.magnitude).dropFirst()
     return sign + whole + "." + fraction
   }
 
+  private static func scale(_ digits: Int) -> Int64 {
+    var scale: Int64 = 1
+    for _ in 0..<digits { scale *= 10 }
+    return scale
+  }
+
+  /// `text` right-aligned in `width` terminal columns.
   static func padLeft(_ text: String, _ width: Int) -> String {
     String(repeating: " ", count: max(0, width - displayWidth(text))) + text
   }

@@ -31,8 +31,12 @@ enum TotalsFormatter {
         grouped(bucket.rawSteps, digits: places),
       ])
     }
-    let total = tally.total
-    rows.append(["total", grouped(total.steps, digits: places), grouped(total.rawSteps, digits: places)])
+    // Sums of the rows as printed (COUNTING.md, "Rounding").
+    let total = printedTotals(tally, digits: places)
+    rows.append([
+      "total", grouped(TextFormatting.fixed(scaled: total.value, digits: places)),
+      grouped(TextFormatting.fixed(scaled: total.raw, digits: places)),
+    ])
     var lines = TextFormatting.columns(rows, rightAligned: [false, true, true])
     let width = lines.map(TextFormatting.displayWidth).max() ?? 0
     lines.insert(String(repeating: "─", count: width), at: 1)
@@ -50,7 +54,7 @@ enum TotalsFormatter {
         ("raw_value", .decimal(bucket.rawSteps, digits: places)),
       ])
     }
-    let total = tally.total
+    let total = printedTotals(tally, digits: places)
     let sources = tally.sources.map { row in
       JSONValue.object([
         ("rank", .integer(Int64(row.rank))),
@@ -72,9 +76,9 @@ enum TotalsFormatter {
       (
         "totals",
         .object([
-          ("value", .decimal(total.steps, digits: places)),
-          ("raw_value", .decimal(total.rawSteps, digits: places)),
-          ("manual_value", .decimal(total.manualSteps, digits: places)),
+          ("value", .scaled(total.value, digits: places)),
+          ("raw_value", .scaled(total.raw, digits: places)),
+          ("manual_value", .scaled(total.manual, digits: places)),
         ])
       ),
       ("sources", .array(sources)),
@@ -137,8 +141,25 @@ enum TotalsFormatter {
     return identifier
   }
 
+  /// The totals as printed: each the sum of the rows rounded to `digits` decimals, in units of
+  /// the last digit (COUNTING.md, "Rounding"), so that they equal the sums of the printed rows.
+  static func printedTotals(_ tally: Tally, digits: Int) -> (value: Int64, raw: Int64, manual: Int64) {
+    var total: (value: Int64, raw: Int64, manual: Int64) = (0, 0, 0)
+    for bucket in tally.buckets {
+      total.value = RoundedTotals.adding(total.value, TextFormatting.scaled(bucket.steps, digits: digits))
+      total.raw = RoundedTotals.adding(total.raw, TextFormatting.scaled(bucket.rawSteps, digits: digits))
+      total.manual = RoundedTotals.adding(
+        total.manual, TextFormatting.scaled(bucket.manualSteps, digits: digits))
+    }
+    return total
+  }
+
   private static func grouped(_ value: Double, digits places: Int) -> String {
-    let text = TextFormatting.fixed(value, digits: places)
+    grouped(TextFormatting.fixed(value, digits: places))
+  }
+
+  /// A number printed by ``TextFormatting/fixed(_:digits:)`` with its thousands grouped.
+  private static func grouped(_ text: String) -> String {
     let negative = text.hasPrefix("-")
     let digits = negative ? String(text.dropFirst()) : text
     let parts = digits.split(separator: ".", maxSplits: 1)
