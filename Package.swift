@@ -31,6 +31,9 @@ let package = Package(
     // that samples beyond the memory budget spill to. COUNTING.md lives here.
     .target(name: "StepKitCore"),
     .testTarget(name: "StepKitCoreTests", dependencies: ["StepKitCore"]),
+    // Reads the libraries' sources and checks that each folder uses only the folders below it
+    // (docs/READING.md, "Where the code lives"); it links none of them.
+    .testTarget(name: "LayerTests"),
 
     // System zlib (Debian zlib1g-dev; the SDK's libz on Apple platforms).
     .systemLibrary(

@@ -56,8 +56,8 @@ struct HostileInputTests {
 
   @Test("reservations stop at a fixed size whatever the claim")
   func reservationIsBounded() {
-    #expect(ExportReader.reservedSamples(forBytes: .max) == ExportReader.reservedSamples(forBytes: 4 << 30))
-    #expect(ExportReader.reservedSamples(forBytes: -5) == 0)
+    #expect(ExportDecoder.reservedSamples(forBytes: .max) == ExportDecoder.reservedSamples(forBytes: 4 << 30))
+    #expect(ExportDecoder.reservedSamples(forBytes: -5) == 0)
     #expect(ZipEntryReader.mostInflatedBytes(fromCompressed: .max) == .max)
     #expect(ZipEntryReader.mostInflatedBytes(fromCompressed: 10) == 10 * 1032 + 1032)
   }

@@ -11,3 +11,13 @@ protocol ByteChunkSource {
   /// A name for errors (`export.zip:apple_health_export/export.xml`, `export.xml`, `<stdin>`).
   var displayName: String { get }
 }
+
+/// The bytes kept readable (zeroed, or the file's own) after every buffer a
+/// scanner reads, so that word-wide searches (``ByteScanning/findNear(_:in:from:to:)``)
+/// may read past a token's end without a bounds check. Every source that lends
+/// its buffers (``ChunkLender``, ``MappedFileChunks``) leaves this much after them;
+/// ``XMLScanner/slack`` is the same number, seen from the scanner.
+enum ReadSlack {
+  /// 16 bytes: one 16-byte vector load starting at the last byte of a buffer.
+  static let bytes = 16
+}

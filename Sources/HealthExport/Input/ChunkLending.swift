@@ -1,6 +1,6 @@
 /// One buffer a ``ChunkLender`` lends: `count` bytes at `bytes`, preceded by
 /// the lender's ``ChunkLender/headroom`` bytes that the borrower may write
-/// and followed by at least ``XMLScanner/slack`` readable ones (the scanner's
+/// and followed by at least ``ReadSlack`` readable ones (the scanner's
 /// word-wide searches may read a few bytes past the end).
 ///
 /// A chunk *in place* is a view of the source itself (a mapped file): the
@@ -89,8 +89,8 @@ final class ChunkCarrier {
 
   /// A zeroed buffer of `capacity` bytes and the scanner's slack after them.
   private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
-    let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + XMLScanner.slack)
-    buffer.initialize(repeating: 0, count: capacity + XMLScanner.slack)
+    let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + ReadSlack.bytes)
+    buffer.initialize(repeating: 0, count: capacity + ReadSlack.bytes)
     return buffer
   }
 

@@ -13,7 +13,7 @@
 ///
 /// A mapping never reaches past the end of the file as it is when the window
 /// is mapped (`fstat` before each one), and leaves room for the scanner's
-/// ``XMLScanner/slack``: the last bytes of the file, and any range the file
+/// ``ReadSlack``: the last bytes of the file, and any range the file
 /// cannot map (a mapping that fails, a file whose size says nothing, as in
 /// `/proc`), are read with `pread` into buffers of the source's own, and the
 /// end of the file is where `pread` returns nothing, as for
@@ -85,7 +85,7 @@ final class MappedFileChunks: ChunkLender, ByteRangeSource {
     if !mappingFailed, let size = Platform.currentSize(of: file.descriptor) {
       // Only bytes the file holds now, the scanner's slack after them included.
       let next = (offset / Int64(windowBytes) + 1) * Int64(windowBytes)
-      var stop = min(next, size - Int64(XMLScanner.slack))
+      var stop = min(next, size - Int64(ReadSlack.bytes))
       if let end { stop = min(stop, end) }
       if stop > offset {
         if let chunk = map(upTo: stop) { return chunk }
@@ -110,7 +110,7 @@ final class MappedFileChunks: ChunkLender, ByteRangeSource {
   private func map(upTo stop: Int64) -> LentChunk? {
     let page = Int64(windowBytes >= Self.largePageBytes ? Self.largePageBytes : Platform.pageSize)
     let mappingStart = max(offset - Int64(headroom), 0) / page * page
-    let length = Int(stop - mappingStart) + XMLScanner.slack
+    let length = Int(stop - mappingStart) + ReadSlack.bytes
     guard let mapping = Platform.mapForReading(file.descriptor, offset: mappingStart, length: length) else {
       return nil
     }
@@ -125,7 +125,7 @@ final class MappedFileChunks: ChunkLender, ByteRangeSource {
   /// Lends the next bytes copied with `pread` into a buffer of ours (with
   /// writable headroom and zeroed slack), or `nil` at the end.
   private func copy() throws -> LentChunk? {
-    let buffer = spareBuffers.popLast() ?? Platform.zeroedBytes(headroom + windowBytes + XMLScanner.slack)
+    let buffer = spareBuffers.popLast() ?? Platform.zeroedBytes(headroom + windowBytes + ReadSlack.bytes)
     let filled: Int
     do {
       filled = try read(into: UnsafeMutableRawBufferPointer(start: buffer + headroom, count: windowBytes))

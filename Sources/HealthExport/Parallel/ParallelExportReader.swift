@@ -119,15 +119,15 @@ enum ParallelExportReader {
         stretches.range(from: 0, toEnd: false, consuming: false), entryName: entryName,
         origins: SampleLog(numberingOriginsAs: log), settings: settings)
     else {
-      return try ExportReader.read(
-        source: stretches.range(from: 0, toEnd: true, consuming: true), entryName: entryName, into: &log,
+      return try ExportDecoder.readSamples(
+        from: stretches.range(from: 0, toEnd: true, consuming: true), entryName: entryName, into: &log,
         progress: progress)
     }
     run.merged = 1
     defer { run.stretches = stretches.knownCount }
 
     // Room for as many samples as the file can hold, as the sequential reader reserves.
-    log.reserveCapacity(log.count + ExportReader.reservedSamples(forBytes: size))
+    log.reserveCapacity(log.count + ExportDecoder.reservedSamples(forBytes: size))
     log.append(contentsOf: header.log)
     var state = MergedState(info: header.info, linesBefore: header.lines)
     var context = header.context
@@ -348,7 +348,7 @@ enum ParallelExportReader {
     var decoder = ExportDecoder(
       source: source, resuming: resumption, stopsAtSeam: !isLast, bufferBytes: settings.bufferBytes)
     decoder.log = context.origins
-    decoder.log.reserveCapacity(ExportReader.reservedSamples(forBytes: byteCount))
+    decoder.log.reserveCapacity(ExportDecoder.reservedSamples(forBytes: byteCount))
     var verified = false
     do {
       switch try decoder.step() {
@@ -369,8 +369,8 @@ enum ParallelExportReader {
     _ file: any RandomAccessByteSource, entryName: String?, into log: inout SampleLog,
     progress: (@Sendable (ExportProgress) -> Void)?
   ) throws -> ExportInfo {
-    try ExportReader.read(
-      source: file.range(from: 0, to: nil), entryName: entryName, into: &log, progress: progress)
+    try ExportDecoder.readSamples(
+      from: file.range(from: 0, to: nil), entryName: entryName, into: &log, progress: progress)
   }
 }
 
@@ -440,56 +440,5 @@ final class ChunkBoard: @unchecked Sendable {
     cancelled = true
     condition.broadcast()
     condition.unlock()
-  }
-}
-
-extension ExportReader {
-  /// Reads `data` as export XML (never as a zip), front to back when
-  /// `threads` is 1, otherwise cut into stretches of about `chunkBytes` and
-  /// read on `threads` threads, however small the data. On one thread,
-  /// `fastRecords: false` lexes every record's tag before decoding it,
-  /// instead of reading records written as Apple writes them straight from
-  /// their bytes.
-  ///
-  /// For differential tests and fuzzing: every way must give the same
-  /// samples, counts, invalid-record report and error.
-  @_spi(Testing)
-  public static func readXML(
-    _ data: Data, name: String, into log: inout SampleLog, threads: Int, chunkBytes: Int,
-    bufferBytes: Int = 1 << 16, fastRecords: Bool = true
-  ) throws -> ExportInfo {
-    guard threads > 1 else {
-      return try read(
-        source: MemoryChunkSource(data, displayName: name), into: &log, bufferBytes: bufferBytes,
-        fastRecords: fastRecords)
-    }
-    let settings = ParallelExportReader.Settings(
-      threads: threads, chunkBytes: chunkBytes, headerBytes: chunkBytes, minimumBytes: 0,
-      bufferBytes: bufferBytes)
-    return try ParallelExportReader.read(
-      MemoryByteSource(data, displayName: name), into: &log, settings: settings)
-  }
-
-  /// Reads the file at `path` as export XML (never as a zip), as
-  /// ``readXML(_:name:into:threads:chunkBytes:bufferBytes:)`` reads bytes,
-  /// scanning it in place from mapped windows of `windowBytes`, or copying
-  /// it with `pread` when `windowBytes` is `nil`.
-  ///
-  /// For differential tests and fuzzing: every way must give the same
-  /// samples, counts, invalid-record report and error.
-  @_spi(Testing)
-  public static func readXMLFile(
-    _ path: String, name: String, into log: inout SampleLog, threads: Int, chunkBytes: Int,
-    windowBytes: Int?, bufferBytes: Int = 1 << 16
-  ) throws -> ExportInfo {
-    let file = try FileByteSource(
-      path: path, displayName: name, reading: windowBytes.map { .mapped(windowBytes: $0) } ?? .copied)
-    guard threads > 1 else {
-      return try read(source: file.range(from: 0, to: nil), into: &log, bufferBytes: bufferBytes)
-    }
-    let settings = ParallelExportReader.Settings(
-      threads: threads, chunkBytes: chunkBytes, headerBytes: chunkBytes, minimumBytes: 0,
-      bufferBytes: bufferBytes)
-    return try ParallelExportReader.read(file, into: &log, settings: settings)
   }
 }

@@ -161,43 +161,18 @@ public enum ExportReader {
 
   // MARK: - Internal entry points
 
-  /// Reads XML from `source` (tests choose tiny buffers to cross every boundary).
+  /// Reads XML from `source` (tests choose tiny buffers to cross every boundary):
+  /// ``ExportDecoder/readSamples(from:entryName:into:bufferBytes:maximumTokenBytes:fastRecords:progress:)``.
   static func read(
     source: any ByteChunkSource, entryName: String? = nil, into log: inout SampleLog,
     bufferBytes: Int = XMLScanner.defaultBufferBytes,
     maximumTokenBytes: Int = XMLScanner.defaultMaximumTokenBytes, fastRecords: Bool = true,
     progress: (@Sendable (ExportProgress) -> Void)? = nil
   ) throws -> ExportInfo {
-    var decoder = ExportDecoder(
-      source: source, mode: .samples, xmlEntryName: entryName, bufferBytes: bufferBytes,
+    try ExportDecoder.readSamples(
+      from: source, entryName: entryName, into: &log, bufferBytes: bufferBytes,
       maximumTokenBytes: maximumTokenBytes, fastRecords: fastRecords, progress: progress)
-    swap(&decoder.log, &log)
-    defer { swap(&decoder.log, &log) }
-    if let expected = source.expectedByteCount {
-      // Room for as many samples as the file can hold, reserved up front so that
-      // the log never grows by copying itself: untouched capacity costs address
-      // space, not memory, so the peak stays the samples themselves.
-      decoder.log.reserveCapacity(decoder.log.count + reservedSamples(forBytes: expected))
-    }
-    while case .record = try decoder.step() {}
-    return decoder.info
   }
-
-  /// About the fewest bytes a step or distance record with its dates takes
-  /// in an export (no device, a one-letter source name).
-  static let bytesPerSmallestSample: Int64 = 192
-
-  /// How many samples to reserve room for ahead of reading `byteCount` bytes.
-  ///
-  /// A zip directory's size is a claim, not a fact: the reservation stops
-  /// at ``mostReservedBytes``' worth, and the log grows past it as it fills.
-  static func reservedSamples(forBytes byteCount: Int64) -> Int {
-    Int(min(max(byteCount, 0), mostReservedBytes) / bytesPerSmallestSample)
-  }
-
-  /// The most input bytes a reservation is made for (a 4 GiB export's
-  /// block table, about 8 MiB of address space).
-  static let mostReservedBytes: Int64 = 4 << 30
 
   /// Opens `input` and names the zip entry it reads, if any.
   ///

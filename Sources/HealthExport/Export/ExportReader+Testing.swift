@@ -1,0 +1,53 @@
+import Foundation
+import StepKitCore
+
+extension ExportReader {
+  /// Reads `data` as export XML (never as a zip), front to back when
+  /// `threads` is 1, otherwise cut into stretches of about `chunkBytes` and
+  /// read on `threads` threads, however small the data. On one thread,
+  /// `fastRecords: false` lexes every record's tag before decoding it,
+  /// instead of reading records written as Apple writes them straight from
+  /// their bytes.
+  ///
+  /// For differential tests and fuzzing: every way must give the same
+  /// samples, counts, invalid-record report and error.
+  @_spi(Testing)
+  public static func readXML(
+    _ data: Data, name: String, into log: inout SampleLog, threads: Int, chunkBytes: Int,
+    bufferBytes: Int = 1 << 16, fastRecords: Bool = true
+  ) throws -> ExportInfo {
+    guard threads > 1 else {
+      return try read(
+        source: MemoryChunkSource(data, displayName: name), into: &log, bufferBytes: bufferBytes,
+        fastRecords: fastRecords)
+    }
+    let settings = ParallelExportReader.Settings(
+      threads: threads, chunkBytes: chunkBytes, headerBytes: chunkBytes, minimumBytes: 0,
+      bufferBytes: bufferBytes)
+    return try ParallelExportReader.read(
+      MemoryByteSource(data, displayName: name), into: &log, settings: settings)
+  }
+
+  /// Reads the file at `path` as export XML (never as a zip), as
+  /// ``readXML(_:name:into:threads:chunkBytes:bufferBytes:)`` reads bytes,
+  /// scanning it in place from mapped windows of `windowBytes`, or copying
+  /// it with `pread` when `windowBytes` is `nil`.
+  ///
+  /// For differential tests and fuzzing: every way must give the same
+  /// samples, counts, invalid-record report and error.
+  @_spi(Testing)
+  public static func readXMLFile(
+    _ path: String, name: String, into log: inout SampleLog, threads: Int, chunkBytes: Int,
+    windowBytes: Int?, bufferBytes: Int = 1 << 16
+  ) throws -> ExportInfo {
+    let file = try FileByteSource(
+      path: path, displayName: name, reading: windowBytes.map { .mapped(windowBytes: $0) } ?? .copied)
+    guard threads > 1 else {
+      return try read(source: file.range(from: 0, to: nil), into: &log, bufferBytes: bufferBytes)
+    }
+    let settings = ParallelExportReader.Settings(
+      threads: threads, chunkBytes: chunkBytes, headerBytes: chunkBytes, minimumBytes: 0,
+      bufferBytes: bufferBytes)
+    return try ParallelExportReader.read(file, into: &log, settings: settings)
+  }
+}
