@@ -43,21 +43,21 @@ struct ExportDecoder: ~Copyable {
     var speculative: Bool
   }
 
-  private var scanner: XMLScanner
+  var scanner: XMLScanner
   private let mode: Mode
   /// The samples read so far (``Mode/samples``).
   var log = SampleLog()
   /// What the export says about itself.
-  private(set) var info: ExportInfo
-  private var origins = OriginCache()
-  private var dayCache = ExportDateParser.DayCache()
+  var info: ExportInfo
+  var origins = OriginCache()
+  var dayCache = ExportDateParser.DayCache()
   private var devices: [[UInt8]: Device?] = [:]
   private var progress: (@Sendable (ExportProgress) -> Void)?
   private var lastProgressRefills = 0
   private var lastProgressTime: UInt64 = 0
 
   /// A step or distance record whose children are still to come.
-  private struct PendingSample {
+  struct PendingSample {
     var kind: QuantityKind
     var startMs: Int64
     var endMs: Int64
@@ -68,20 +68,20 @@ struct ExportDecoder: ~Copyable {
   }
 
   /// The export date: a sample that starts later comes from a wrong clock.
-  private var exportedAtMs: Int64?
-  private var pendingSample: PendingSample?
+  var exportedAtMs: Int64?
+  var pendingSample: PendingSample?
   /// Where the values of a record read straight from its bytes start and
   /// end, two per slot of ``recordAttributeNames`` (see `fastSampleRecord(countsOneType:)`).
-  private let valueBounds = UnsafeMutablePointer<Int>.allocate(capacity: 2 * ExpectedAttributes.maximumCount)
+  let valueBounds = UnsafeMutablePointer<Int>.allocate(capacity: 2 * ExpectedAttributes.maximumCount)
   /// Where the pending sample's record starts; found only for a sample the log
   /// will turn away. Kept beside it, so that the sample itself stays a few
   /// plain words to copy.
-  private var pendingLocation: SourceLocation?
+  var pendingLocation: SourceLocation?
   private var pendingRecord: ExportRecord?
   /// Set by a speculative decoder that met what it may not decide alone.
   private var doubtful = false
   /// How many records were read straight from their bytes (see `fastSampleRecord(countsOneType:)`).
-  private(set) var recordsReadFast = 0
+  var recordsReadFast = 0
   private var speculative = false
 
   /// The export date, in milliseconds since 1970, once read and parsed.
@@ -323,7 +323,7 @@ struct ExportDecoder: ~Copyable {
     "type", "sourceName", "sourceVersion", "device", "unit", "creationDate", "startDate", "endDate", "value",
   ]
   /// ``recordAttributeNames``, for ``XMLScanner/readAttributes(expecting:first:)``.
-  private var recordAttributes = ExpectedAttributes(recordAttributeNames)
+  var recordAttributes = ExpectedAttributes(recordAttributeNames)
   /// The last layout worked out from which of ``recordAttributes`` a record
   /// has (`UInt32.max`: none yet).
   private var expectedLayoutKey = UInt32.max
@@ -520,266 +520,12 @@ struct ExportDecoder: ~Copyable {
     }
   }
 
-  // MARK: - Records read straight from their bytes
-
-  /// The earliest start a sample from an export may have: 2000-01-01 00:00
-  /// UTC. HealthKit came with iOS 8 in September 2014; apps import older
-  /// history into it (pedometers and trackers of the 2000s), so the limit
-  /// leaves fourteen years for that. Anything earlier is a device clock
-  /// reset (to 1970, or year 1) and is reported invalid (COUNTING.md, Inputs).
-  static let earliestPlausibleStartMs: Int64 = 946_684_800_000
-
-  /// A step record's unit.
-  private static let countUnit: StaticString = "count"
-
-  /// The bytes of a step record's `type` value and its closing quote.
-  private static let stepType: StaticString = "HKQuantityTypeIdentifierStepCount\""
-  /// The same for walking + running distance.
-  private static let distanceType: StaticString = "HKQuantityTypeIdentifierDistanceWalkingRunning\""
-
-  /// Reads the deferred `<Record>` (see ``XMLScanner/isDeferred``) if it is
-  /// written as Apple writes records: a step or distance record is decoded,
-  /// each value checked by what reads it, and one of another type is passed
-  /// over (`passOverRecord(typeStart:limit:)`). Returns `false` for any other, having
-  /// changed nothing that the careful path (`lexDeferredTag()`, then
-  /// `sampleRecord()`) depends on.
-  ///
-  /// The attributes must be some of ``recordAttributeNames`` in their order,
-  /// each written ` name="value"`, and the tag must end right after the last
-  /// value; `type`, `sourceName`, `startDate`, `endDate` and `value` (and
-  /// `unit` for distance) must be there. No lexer looks at the tag, so
-  /// every value must prove that it holds no `"`, `<`, line feed or control
-  /// character, which also proves that its end was found right:
-  /// - `type` equals one of the two names, closing quote included;
-  /// - `sourceName` and `device` (or its lack) are the last origin's or the
-  ///   one before's, the device's address aside
-  ///   (``OriginCache/findPlain(source:device:)``);
-  /// - the dates parse, and so are digits and separators only;
-  /// - the other values are checked with ``ByteScanning/isPlain(_:from:to:)``.
-  ///
-  /// A record that the log would turn away, or that starts after the export
-  /// date, is left to the careful path, which reports it.
-  @inline(__always)
-  private mutating func fastSampleRecord(countsOneType: Bool) -> Bool {
-    let base = scanner.buffer
-    let raw = UnsafeRawPointer(base)
-    // Every value ends before `limit`: reads of up to 64 bytes from there stay inside the deferral
-    // window, which the buffer holds.
-    let limit = scanner.tagStart &+ XMLScanner.deferralWindow &- 64
-    let names = recordAttributes.names
-    var i = scanner.nameEnd
-    guard names[0].matches(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)) else { return false }
-    let typeStart = i &+ names[0].length
-    let kind: QuantityKind
-    if _slowPath(countsOneType) {
-      return fastCountedRecord(typeStart: typeStart, limit: limit)
-    } else if ByteScanning.equal(base + typeStart, Self.stepType) {
-      kind = .steps
-      i = typeStart &+ Self.stepType.utf8CodeUnitCount
-    } else if ByteScanning.equal(base + typeStart, Self.distanceType) {
-      kind = .distance
-      i = typeStart &+ Self.distanceType.utf8CodeUnitCount
-    } else {
-      return passOverRecord(typeStart: typeStart, limit: limit)
-    }
-    return fastSample(kind: kind, from: i, limit: limit, unit: nil)
-  }
-
-  /// ``fastSampleRecord(countsOneType:)`` for a log that collects one ``SampleLog/countedType``:
-  /// a record of that type is read as a step record is, its value converted
-  /// to the type's canonical unit; every other is passed over.
-  @inline(never)
-  private mutating func fastCountedRecord(typeStart: Int, limit: Int) -> Bool {
-    guard let counted = log.countedType else { return false }
-    let matches = counted.quotedIdentifierBytes.withUnsafeBufferPointer {
-      ByteScanning.equal(scanner.buffer + typeStart, $0.baseAddress!, count: $0.count)
-    }
-    guard matches else { return passOverRecord(typeStart: typeStart, limit: limit) }
-    return fastSample(
-      kind: .steps, from: typeStart &+ counted.quotedIdentifierBytes.count, limit: limit, unit: counted.unit)
-  }
-
-  /// The rest of ``fastSampleRecord(countsOneType:)`` once the record's `type` (ending
-  /// before `i`) chose `kind`: reads the other attributes and appends the
-  /// sample. With `unit`, the record must name a unit that converts to it.
-  @inline(__always)
-  private mutating func fastSample(
-    kind: QuantityKind, from start: Int, limit: Int, unit canonical: CanonicalUnit?
-  )
-    -> Bool
-  {
-    let base = scanner.buffer
-    var i = start
-    // Where each attribute's value starts and ends, stored by slot without a branch on it (a jump on
-    // the slot was mispredicted record after record).
-    let bounds = valueBounds
-    // The optional attributes (`sourceVersion`, `device`, `unit`, `creationDate`) are empty until found.
-    for k in 4..<12 { bounds[k] = 0 }
-    var present: UInt32 = 1
-    var slot = 1
-    var close = 0
-    var selfClosing = false
-    while true {
-      let c = base[i]
-      if c == ASCII.space {
-        guard
-          let (valueStart, valueEnd) = recordAttributes.attribute(at: i, in: base, slot: &slot, before: limit)
-        else { return false }
-        bounds[2 &* slot] = valueStart
-        bounds[2 &* slot &+ 1] = valueEnd
-        present |= 1 &<< UInt32(truncatingIfNeeded: slot)
-        slot &+= 1
-        i = valueEnd &+ 1
-      } else if c == ASCII.greaterThan {
-        close = i
-        break
-      } else if c == ASCII.slash, base[i &+ 1] == ASCII.greaterThan {
-        close = i &+ 1
-        selfClosing = true
-        break
-      } else {
-        return false
-      }
-    }
-    /// The value of attribute `slot` (empty for an optional one the record has none of).
-    @inline(__always) func bytes(_ slot: Int) -> UnsafeBufferPointer<UInt8> {
-      UnsafeBufferPointer(start: base + bounds[2 &* slot], count: bounds[2 &* slot &+ 1] &- bounds[2 &* slot])
-    }
-    // `type`, `sourceName`, the dates and `value`; `unit` for distance.
-    let required: UInt32 = kind == .distance || canonical != nil ? 0b1_1101_0011 : 0b1_1100_0011
-    // `sourceVersion` and `creationDate` are read by nothing, so checked here.
-    @inline(__always) func isPlain(_ slot: Int) -> Bool {
-      ByteScanning.isPlain(base, from: bounds[2 &* slot], to: bounds[2 &* slot &+ 1])
-    }
-    guard present & required == required, isPlain(2), isPlain(5), isPlain(8), isPlain(4) else { return false }
-    let source = 1
-    let device = 3
-    let unit = 4
-    let startDate = 6
-    let endDate = 7
-    let value = 8
-    guard let span = ExportDateParser.parse(start: bytes(startDate), end: bytes(endDate), cache: &dayCache),
-      // The value ends before `limit`: the eight bytes from its start can be read.
-      var number = DecimalParser.parse(paddedBytes: bytes(value))
-    else { return false }
-    if let exportedAtMs, span.startMs > exportedAtMs { return false }
-    if span.startMs < Self.earliestPlausibleStartMs { return false }
-    if let canonical {
-      guard let factor = canonical.factor(utf8: bytes(unit)) else { return false }
-      number *= factor
-    } else if kind == .distance {
-      guard let factor = LengthUnit.metresPerUnit(utf8: bytes(unit)) else { return false }
-      number *= factor
-    } else if present & 0b1_0000 != 0 {
-      let unitBytes = bytes(unit)
-      guard unitBytes.count == 5, ByteScanning.equal(unitBytes.baseAddress!, Self.countUnit) else {
-        return false
-      }
-    }
-    if SampleLog.isImplausible(value: number, startMs: span.startMs, endMs: span.endMs) { return false }
-    let deviceBytes = present & 0b1000 != 0 ? bytes(device) : nil
-    guard let origin = origins.findPlain(source: bytes(source), device: deviceBytes),
-      SampleLog.rejection(
-        startMs: span.startMs, endMs: span.endMs, value: number, utcOffsetSeconds: span.utcOffsetSeconds)
-        == nil
-    else { return false }
-    scanner.commitDeferredTag(close: close, selfClosing: selfClosing)
-    recordsReadFast &+= 1
-    info.recordCount += 1
-    info.stepAndDistanceRecords += 1
-    let sample = PendingSample(
-      kind: kind, startMs: span.startMs, endMs: span.endMs, value: number,
-      utcOffsetSeconds: span.utcOffsetSeconds, origin: origin, userEntered: false)
-    if selfClosing {
-      appendSample(sample, location: nil)
-    } else {
-      pendingSample = sample
-      pendingLocation = nil
-    }
-    return true
-  }
-
-  /// Passes over the deferred `<Record>` whose `type` value starts at
-  /// `typeStart` and is neither steps nor distance, as the careful path
-  /// would: its end is the first `>`, which ends the tag when the bytes
-  /// before it hold an even number of `"` and no `<` (the lexer then leaves
-  /// the attributes of a record passed over unread), and its type is the
-  /// first attribute, followed by white space or the tag's end. It must also
-  /// hold no `'` (which makes the lexer read every attribute), and no line
-  /// feed or control character, so that it has no line to count. Returns
-  /// `false` for any other, having changed nothing.
-  @inline(__always)
-  private mutating func passOverRecord(typeStart: Int, limit: Int) -> Bool {
-    let base = scanner.buffer
-    let from = scanner.nameEnd
-    guard let typeEnd = ByteScanning.findShort(ASCII.quote, in: base, from: typeStart, to: limit),
-      let (close, quotes) = ByteScanning.plainTagEnd(base, from: from, to: limit), typeEnd < close,
-      quotes & 1 == 0
-    else { return false }
-    let selfClosing = base[close &- 1] == ASCII.slash
-    let after = typeEnd &+ 1
-    guard base[after] == ASCII.space || after == (selfClosing ? close &- 1 : close) else { return false }
-    if selfClosing {
-      scanner.commitDeferredTag(close: close, selfClosing: true)
-    } else if !passOverChildren(of: close, limit: limit) {
-      scanner.commitDeferredTag(close: close, selfClosing: false)
-    }
-    recordsReadFast &+= 1
-    info.recordCount += 1
-    return true
-  }
-
-  /// The start of the end tag that closes a passed-over record.
-  private static let recordEndTag: StaticString = "</Record>"
-  /// The start of a child that a passed-over record's children may be.
-  private static let metadataEntryStart: StaticString = "<MetadataEntry "
-
-  /// Passes over the children of the deferred, passed-over `<Record>` whose
-  /// start tag ends at `close`, and its end tag, when they are written as
-  /// Apple writes them: `<MetadataEntry … />` children passed over as the
-  /// lexer passes them over (see `passOverRecord(typeStart:limit:)`), with
-  /// only spaces and line feeds between, all before `limit`. Returns `false`,
-  /// having changed nothing, for any other.
-  @inline(__always)
-  private mutating func passOverChildren(of close: Int, limit: Int) -> Bool {
-    let base = scanner.buffer
-    var i = close &+ 1
-    var lines = 0
-    var lastLineStart = 0
-    while true {
-      while i < limit {
-        let b = base[i]
-        if b == ASCII.lineFeed {
-          lines &+= 1
-          lastLineStart = i &+ 1
-        } else if b != ASCII.space {
-          break
-        }
-        i &+= 1
-      }
-      guard i < limit, base[i] == ASCII.lessThan else { return false }
-      if ByteScanning.equal(base + i, Self.recordEndTag) {
-        scanner.commitDeferredElement(
-          close: close, end: i &+ Self.recordEndTag.utf8CodeUnitCount &- 1, lines: lines,
-          lastLineStart: lastLineStart)
-        return true
-      }
-      let attributes = i &+ Self.metadataEntryStart.utf8CodeUnitCount &- 1
-      guard ByteScanning.equal(base + i, Self.metadataEntryStart),
-        let (childClose, quotes) = ByteScanning.plainTagEnd(base, from: attributes, to: limit),
-        quotes & 1 == 0,
-        base[childClose &- 1] == ASCII.slash
-      else { return false }
-      i = childClose &+ 1
-    }
-  }
-
   /// Appends a sample to the log.
   ///
   /// - Parameter location: Where the sample is when ``SampleLog/rejection(startMs:endMs:value:utcOffsetSeconds:)``
   ///   turns it away (the log reports it there); `nil` for one that it found valid, which is stored
   ///   without the rules being checked again.
-  private mutating func appendSample(_ sample: PendingSample, location: SourceLocation?) {
+  mutating func appendSample(_ sample: PendingSample, location: SourceLocation?) {
     if sample.userEntered { info.userEnteredRecords += 1 }
     guard let location else {
       log.appendValid(
