@@ -10,6 +10,9 @@ public enum ExportInput: Sendable {
   case standardInput
   /// Bytes in memory, a zip archive or XML; `name` is used in locations and errors.
   case data(Data, name: String)
+  /// A file named `name` in locations and errors: a copy of standard input
+  /// kept to be read twice is named `<stdin>`.
+  case namedFile(path: String, name: String)
 }
 
 /// Reads Apple Health exports as a stream, in bounded memory.
@@ -159,6 +162,61 @@ public enum ExportReader {
     }
   }
 
+  /// Calls `body` with every top-level element of the export, in file
+  /// order: each `<Record>` of every type, as byte spans (``RawRecord``).
+  ///
+  /// This is the whole-export path: it decodes every record, with no
+  /// per-record allocation, for writing them all out (a database, CSV).
+  /// A record that cannot be read as written (no `type`, source or dates, a
+  /// date that does not parse, an end before its start, a quantity whose
+  /// value is not a number, an attribute written twice) is not handed out;
+  /// it is counted and reported with its line and column in the returned
+  /// report, and reading goes on. Malformed XML stops it, as in
+  /// ``read(_:into:progress:)``.
+  ///
+  /// - Parameters:
+  ///   - input: The file, standard input, or bytes to read.
+  ///   - progress: Called with the bytes read so far, at most about ten times
+  ///     a second and once at the end, on the calling thread.
+  ///   - body: Called once per element; its spans are valid only during the
+  ///     call. An error it throws stops reading and is rethrown.
+  /// - Returns: What the export says about itself, and its invalid records.
+  /// - Throws: A ``HealthExportError`` as ``read(_:into:progress:)`` does, or
+  ///   whatever `body` throws.
+  @discardableResult
+  public static func forEachElement(
+    in input: ExportInput, progress: (@Sendable (ExportProgress) -> Void)? = nil,
+    _ body: (ExportElement) throws -> Void
+  ) throws -> WholeExportReport {
+    let opened = try open(input)
+    var report = try forEachElement(
+      source: try opened.source(), entryName: opened.entryName, progress: progress, body)
+    if let (archive, entry) = opened.zip {
+      report.info.otherXMLEntryNames = HealthXMLLocator.otherHealthExportEntries(in: archive, besides: entry)
+    }
+    return report
+  }
+
+  /// ``forEachElement(in:progress:_:)`` from `source` (tests choose tiny buffers to cross every boundary).
+  static func forEachElement(
+    source: any ByteChunkSource, entryName: String? = nil, bufferBytes: Int = XMLScanner.defaultBufferBytes,
+    progress: (@Sendable (ExportProgress) -> Void)? = nil, _ body: (ExportElement) throws -> Void
+  ) throws -> WholeExportReport {
+    var decoder = ExportDecoder(
+      source: source, mode: .elements, xmlEntryName: entryName, bufferBytes: bufferBytes, progress: progress)
+    reading: while true {
+      switch try decoder.step() {
+      case .element: try decoder.handOutElement(body)
+      case .finished: break reading
+      case .record, .seam: continue
+      }
+    }
+    var report = WholeExportReport(info: decoder.info)
+    report.records = decoder.elementsHandedOut
+    report.invalid = decoder.invalidElements
+    return report
+  }
+
   // MARK: - Internal entry points
 
   /// Reads XML from `source` (tests choose tiny buffers to cross every boundary):
@@ -186,6 +244,8 @@ public enum ExportReader {
       return try openStream(FileChunkSource.standardInput())
     case .path(let path):
       return try openPath(path)
+    case .namedFile(let path, let name):
+      return try openPath(path, name: name)
     case .data(let data, let name):
       return try openData(data, name: name)
     }
@@ -196,20 +256,20 @@ public enum ExportReader {
   /// device) as a stream, since its bytes are gone once read.
   ///
   /// `"-"` is a file named `-` here; the command maps it to standard input.
-  private static func openPath(_ path: String) throws -> Opened {
+  private static func openPath(_ path: String, name: String? = nil) throws -> Opened {
     var status = stat()
     guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
       // Not a regular file, or not there: the stream reports why it cannot be read.
-      return try openStream(FileChunkSource(path: path))
+      return try openStream(FileChunkSource(path: path, displayName: name))
     }
-    let file = try FileByteSource(path: path)
+    let file = try FileByteSource(path: path, displayName: name)
     let head = try file.readBytes(at: 0, count: Int(min(file.byteCount, 64)), what: "file signature")
     switch classify(head[...], name: path) {
     case .zip: return try openZip(ZipArchive(source: file))
     case .notAZip where isArchive(file), .unknown where isArchive(file):
       // A self-extracting archive: a program first, the zip after it.
       return try openZip(ZipArchive(source: file))
-    case .notAZip: throw HealthExportError.notAZip(path: path)
+    case .notAZip: throw HealthExportError.notAZip(path: name ?? path)
     case .xml, .unknown: return Opened(source: file.range(from: 0, to: nil), file: file)
     }
   }

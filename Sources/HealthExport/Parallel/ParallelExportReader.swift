@@ -241,7 +241,7 @@ enum ParallelExportReader {
     defer { swap(&decoder.log, &log) }
     while true {
       switch try decoder.step() {
-      case .record:
+      case .record, .element:
         continue
       case .finished:
         state.info = decoder.info
@@ -354,7 +354,7 @@ enum ParallelExportReader {
       switch try decoder.step() {
       case .finished: verified = isLast
       case .seam(let clean): verified = clean && !isLast
-      case .record: verified = false
+      case .record, .element: verified = false
       }
     } catch {
       verified = false

@@ -16,11 +16,16 @@ struct ExportDecoder: ~Copyable {
     case samples
     /// ``ExportRecord`` values of these types (all when `nil`).
     case records(Set<String>?)
+    /// Every top-level element, as byte spans (``ExportElement``), handed
+    /// out by ``handOutElement(_:)`` after each ``Event/element``.
+    case elements
   }
 
   /// What ``step()`` stopped at.
   enum Event {
     case record(ExportRecord)
+    /// A whole-export element is ready (``Mode/elements``): take it with ``handOutElement(_:)``.
+    case element
     case finished
     /// The end of a range that stops at a seam; `clean` when the scan ended
     /// there at top level with no record unfinished, and nothing met that a
@@ -78,6 +83,23 @@ struct ExportDecoder: ~Copyable {
   /// plain words to copy.
   var pendingLocation: SourceLocation?
   private var pendingRecord: ExportRecord?
+  /// The record being read in ``Mode/elements``: its bytes, and what was parsed of them.
+  private let arena: RecordArena?
+  private struct PendingElement {
+    var startMs: Int64
+    var endMs: Int64
+    var utcOffsetSeconds: Int
+    var creationMs: Int64?
+    var number: Double?
+  }
+  /// A valid record whose children are still to come (``Mode/elements``).
+  private var pendingElement: PendingElement?
+  /// A record complete and not yet handed out (``Mode/elements``).
+  private var readyElement: PendingElement?
+  /// The records of ``Mode/elements`` not handed out, and why.
+  private(set) var invalidElements = InvalidSampleReport()
+  /// The records ``handOutElement(_:)`` handed out.
+  private(set) var elementsHandedOut = 0
   /// Set by a speculative decoder that met what it may not decide alone.
   private var doubtful = false
   /// How many records were read straight from their bytes (see `fastSampleRecord(countsOneType:)`).
@@ -108,6 +130,7 @@ struct ExportDecoder: ~Copyable {
       scanner.deferredTagName = TagName(name.utf8Start, length: name.utf8CodeUnitCount)
     }
     self.mode = mode
+    if case .elements = mode { arena = RecordArena() } else { arena = nil }
     info = ExportInfo(fileName: source.displayName, xmlEntryName: xmlEntryName)
     self.progress = progress
   }
@@ -153,6 +176,8 @@ struct ExportDecoder: ~Copyable {
           try sampleStartTag()
         case .records(let types):
           if let record = try recordStartTag(types: types) { return .record(record) }
+        case .elements:
+          if try elementStartTag() { return .element }
         }
       case .endTag:
         if scanner.depth == 1 {
@@ -163,6 +188,10 @@ struct ExportDecoder: ~Copyable {
           } else if let record = pendingRecord {
             pendingRecord = nil
             return .record(record)
+          } else if let element = pendingElement {
+            pendingElement = nil
+            readyElement = element
+            return .element
           }
         }
       case .endOfInput:
@@ -609,6 +638,203 @@ struct ExportDecoder: ~Copyable {
     }
     guard let key else { return }
     pendingRecord?.metadata.append(ExportRecord.MetadataEntry(key: key, value: value ?? ""))
+  }
+
+  // MARK: - Every record, as byte spans
+
+  /// Handles a start tag in ``Mode/elements``; returns whether a record is ready.
+  private mutating func elementStartTag() throws -> Bool {
+    let parents = scanner.isSelfClosing ? scanner.depth : scanner.depth - 1
+    if parents == 1, scanner.nameIs("Record") {
+      info.recordCount += 1
+      return try wholeRecord()
+    }
+    if parents == 2, pendingElement != nil, scanner.nameIs("MetadataEntry") {
+      try elementMetadata()
+      return false
+    }
+    try otherStartTag(parents: parents)
+    return false
+  }
+
+  /// Copies `attribute`'s value, entity references decoded, into the arena.
+  @inline(__always)
+  private func copyValue(_ attribute: XMLAttribute, into arena: RecordArena) throws -> (Int, Int) {
+    if ByteScanning.find(
+      ASCII.ampersand, in: scanner.buffer, from: attribute.valueStart, to: attribute.valueEnd)
+      == nil
+    {
+      return arena.append(scanner.rawValue(attribute))
+    }
+    return arena.append(try scanner.decodedValue(attribute))
+  }
+
+  /// The field an attribute name of a `<Record>` fills, or `nil` for another name.
+  @inline(__always)
+  private func recordField(_ attribute: XMLAttribute) -> RawRecord.Field? {
+    if attribute.nameHasSpaces { return nil }
+    switch attribute.nameEnd - attribute.nameStart {
+    case 4:
+      if scanner.attributeNameIs(attribute, "type") { return .type }
+      if scanner.attributeNameIs(attribute, "unit") { return .unit }
+    case 5: if scanner.attributeNameIs(attribute, "value") { return .value }
+    case 6: if scanner.attributeNameIs(attribute, "device") { return .device }
+    case 7: if scanner.attributeNameIs(attribute, "endDate") { return .endDate }
+    case 9: if scanner.attributeNameIs(attribute, "startDate") { return .startDate }
+    case 10: if scanner.attributeNameIs(attribute, "sourceName") { return .sourceName }
+    case 12: if scanner.attributeNameIs(attribute, "creationDate") { return .creationDate }
+    case 13: if scanner.attributeNameIs(attribute, "sourceVersion") { return .sourceVersion }
+    default: break
+    }
+    return nil
+  }
+
+  /// Reads a top-level `<Record>` into the arena and checks it; returns
+  /// whether it is ready to hand out (a valid record with no children).
+  private mutating func wholeRecord() throws -> Bool {
+    guard let arena else { return false }
+    try scanner.readAttributes()
+    arena.reset()
+    var seen: UInt32 = 0
+    // iOS 8 and 9 wrote `source`; it stands for `sourceName` when that is absent.
+    var legacySource: (Int, Int)?
+    for index in 0..<scanner.attributeCount {
+      let attribute = scanner.attribute(index)
+      let value = try copyValue(attribute, into: arena)
+      if let field = recordField(attribute) {
+        let bit: UInt32 = 1 << UInt32(field.rawValue)
+        if seen & bit != 0 {
+          return invalidElement(.duplicateAttribute(scanner.text(attribute.nameStart, attribute.nameEnd)))
+        }
+        seen |= bit
+        arena.set(field, value)
+      } else {
+        let name = arena.append(
+          UnsafeBufferPointer(
+            start: scanner.buffer + attribute.nameStart, count: attribute.nameEnd - attribute.nameStart))
+        if legacySource == nil, scanner.attributeNameIs(attribute, "source") { legacySource = value }
+        arena.others.append(contentsOf: [name.0, name.1, value.0, value.1])
+      }
+    }
+    if arena.others.count > 4 {
+      // Names outside the known ones may repeat too (the known ones were checked by bit).
+      let others = arena.others
+      for later in stride(from: 4, to: others.count, by: 4) {
+        for earlier in stride(from: 0, to: later, by: 4) where equalSpans(arena, others, earlier, later) {
+          let name = String(
+            decoding: UnsafeBufferPointer(
+              start: arena.bytes + others[later], count: others[later + 1] - others[later]),
+            as: UTF8.self)
+          return invalidElement(.duplicateAttribute(name))
+        }
+      }
+    }
+    if seen & (1 << UInt32(RawRecord.Field.sourceName.rawValue)) == 0, let legacySource {
+      arena.set(.sourceName, legacySource)
+    }
+    guard let type = arena.field(.type) else { return invalidElement(.missingAttribute("type")) }
+    guard arena.field(.sourceName) != nil else { return invalidElement(.missingAttribute("sourceName")) }
+    guard let startBytes = arena.field(.startDate) else {
+      return invalidElement(.missingAttribute("startDate"))
+    }
+    guard let endBytes = arena.field(.endDate) else { return invalidElement(.missingAttribute("endDate")) }
+    guard let start = ExportDateParser.parse(startBytes, cache: &dayCache) else {
+      return invalidElement(.unparsableDate(String(decoding: startBytes, as: UTF8.self)))
+    }
+    guard let end = ExportDateParser.parse(endBytes, cache: &dayCache) else {
+      return invalidElement(.unparsableDate(String(decoding: endBytes, as: UTF8.self)))
+    }
+    guard end.epochMilliseconds >= start.epochMilliseconds else { return invalidElement(.endBeforeStart) }
+    var creationMs: Int64?
+    if let creation = arena.field(.creationDate) {
+      guard let parsed = ExportDateParser.parse(creation, cache: &dayCache) else {
+        return invalidElement(.unparsableDate(String(decoding: creation, as: UTF8.self)))
+      }
+      creationMs = parsed.epochMilliseconds
+    }
+    var number: Double?
+    if let value = arena.field(.value) { number = DecimalParser.parse(value) }
+    // A quantity is a number; a category's value may be a name.
+    if type.count >= Self.quantityTypePrefix.utf8CodeUnitCount,
+      ByteScanning.equal(type.baseAddress!, Self.quantityTypePrefix)
+    {
+      guard let value = arena.field(.value) else { return invalidElement(.missingAttribute("value")) }
+      guard let number else {
+        return invalidElement(.unparsableValue(String(decoding: value, as: UTF8.self)))
+      }
+      guard number.isFinite else { return invalidElement(.nonFiniteValue) }
+    } else if let value = number, !value.isFinite {
+      number = nil
+    }
+    let element = PendingElement(
+      startMs: start.epochMilliseconds, endMs: end.epochMilliseconds,
+      utcOffsetSeconds: start.utcOffsetSeconds,
+      creationMs: creationMs, number: number)
+    if scanner.isSelfClosing {
+      readyElement = element
+      return true
+    }
+    pendingElement = element
+    return false
+  }
+
+  private static let quantityTypePrefix: StaticString = "HKQuantityTypeIdentifier"
+
+  /// Whether spans `a` and `b` (name spans of `spans`, four entries each) hold the same bytes.
+  private func equalSpans(_ arena: RecordArena, _ spans: [Int], _ a: Int, _ b: Int) -> Bool {
+    let length = spans[a + 1] - spans[a]
+    return length == spans[b + 1] - spans[b]
+      && ByteScanning.equal(arena.bytes + spans[a], arena.bytes + spans[b], count: length)
+  }
+
+  /// Reports the current record as invalid; its children are then passed over.
+  private mutating func invalidElement(_ reason: InvalidSample.Reason) -> Bool {
+    invalidElements.record(InvalidSample(reason: reason, location: scanner.location(at: scanner.tagStart)))
+    pendingElement = nil
+    return false
+  }
+
+  /// A `<MetadataEntry>` of the pending record: its key and value into the arena.
+  private mutating func elementMetadata() throws {
+    guard let arena else { return }
+    var cursor = scanner.nameEnd
+    var key: (Int, Int)?
+    var value: (Int, Int)?
+    while let attribute = try scanner.nextAttribute(&cursor) {
+      if scanner.attributeNameIs(attribute, "key") {
+        if key != nil { return dropPendingElement(.duplicateAttribute("key")) }
+        key = try copyValue(attribute, into: arena)
+      } else if scanner.attributeNameIs(attribute, "value") {
+        if value != nil { return dropPendingElement(.duplicateAttribute("value")) }
+        value = try copyValue(attribute, into: arena)
+      }
+    }
+    guard let key else { return dropPendingElement(.missingAttribute("key")) }
+    let valueSpan = value ?? (key.1, key.1)
+    arena.metadata.append(contentsOf: [key.0, key.1, valueSpan.0, valueSpan.1])
+  }
+
+  /// Reports the pending record as invalid at the current child tag.
+  private mutating func dropPendingElement(_ reason: InvalidSample.Reason) {
+    _ = invalidElement(reason)
+  }
+
+  /// Calls `body` with the record that ``Event/element`` announced.
+  mutating func handOutElement(_ body: (ExportElement) throws -> Void) rethrows {
+    guard let element = readyElement, let arena else { return }
+    readyElement = nil
+    elementsHandedOut += 1
+    try arena.metadata.withUnsafeBufferPointer { metadata in
+      try arena.others.withUnsafeBufferPointer { others in
+        try body(
+          .record(
+            RawRecord(
+              arena: UnsafePointer(arena.bytes), fields: UnsafePointer(arena.fields), metadataSpans: metadata,
+              otherSpans: others, startMilliseconds: element.startMs, endMilliseconds: element.endMs,
+              utcOffsetSeconds: element.utcOffsetSeconds, creationMilliseconds: element.creationMs,
+              numericValue: element.number)))
+      }
+    }
   }
 
   // MARK: - Progress

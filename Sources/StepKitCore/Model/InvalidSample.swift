@@ -68,6 +68,10 @@ public struct InvalidSample: Hashable, Sendable, CustomStringConvertible {
     /// The sample's source and device would be origin 65,537: the log holds
     /// at most ``SampleLog/maximumOrigins``.
     case tooManySources
+    /// The record (or one of its metadata entries) has an attribute of this
+    /// name twice: XML allows each name once in a tag, and a reader taking
+    /// either one would guess.
+    case duplicateAttribute(String)
 
     /// A short English description.
     public var description: String {
@@ -86,6 +90,7 @@ public struct InvalidSample: Hashable, Sendable, CustomStringConvertible {
       case .notACount(let unit): return "unit '\(unit)' is not a step count"
       case .tooManySources:
         return "one source or device more than the 65,536 an export may hold"
+      case .duplicateAttribute(let name): return "attribute '\(name)' appears twice"
       }
     }
   }

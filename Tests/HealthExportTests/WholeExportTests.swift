@@ -1,0 +1,236 @@
+import Foundation
+import StepKitCore
+import Testing
+
+@testable import HealthExport
+@testable import export_generator
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+/// One top-level `<Record>` as both readers see it: every attribute by name, and the metadata in order.
+private struct ReadRecord: Hashable {
+  var attributes: [String: String]
+  var metadata: [String]
+}
+
+/// The independent reference: Foundation's `XMLParser` (libxml2), with the
+/// validity rules written out from the documentation of ``ExportReader/forEachElement(in:progress:_:)``.
+private final class ReferenceReader: NSObject, XMLParserDelegate {
+  var valid: [ReadRecord] = []
+  var invalid = 0
+  private var depth = 0
+  private var current: ReadRecord?
+  private var failure: Error?
+
+  static func read(_ data: Data) throws -> ReferenceReader {
+    let reader = ReferenceReader()
+    // swift-corelibs-foundation's XMLParser crashes on the `<!ATTLIST …>` of an
+    // export's internal DTD: it is cut out as text first (it declares, it holds no records).
+    var text = String(decoding: data, as: UTF8.self)
+    if let doctype = text.range(of: "<!DOCTYPE"),
+      let end = text.range(of: "]>", range: doctype.upperBound..<text.endIndex)
+    {
+      text.removeSubrange(doctype.lowerBound..<end.upperBound)
+    }
+    let parser = XMLParser(data: Data(text.utf8))
+    parser.delegate = reader
+    guard parser.parse() else {
+      throw parser.parserError ?? reader.failure ?? CocoaError(.fileReadCorruptFile)
+    }
+    return reader
+  }
+
+  private static let formatter: DateFormatter = {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+    return formatter
+  }()
+
+  func parser(
+    _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+    attributes: [String: String] = [:]
+  ) {
+    depth += 1
+    if depth == 2, name == "Record" {
+      current = ReadRecord(attributes: attributes, metadata: [])
+    } else if depth == 3, name == "MetadataEntry", current != nil {
+      current?.metadata.append("\(attributes["key"] ?? "")=\(attributes["value"] ?? "")")
+    }
+  }
+
+  func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?)
+  {
+    if depth == 2, let record = current {
+      current = nil
+      if isValid(record.attributes) { valid.append(record) } else { invalid += 1 }
+    }
+    depth -= 1
+  }
+
+  private func isValid(_ attributes: [String: String]) -> Bool {
+    guard let type = attributes["type"], attributes["sourceName"] != nil,
+      let start = attributes["startDate"].flatMap(Self.formatter.date(from:)),
+      let end = attributes["endDate"].flatMap(Self.formatter.date(from:)), end >= start
+    else { return false }
+    if let creation = attributes["creationDate"], Self.formatter.date(from: creation) == nil { return false }
+    if type.hasPrefix("HKQuantityTypeIdentifier") {
+      guard let value = attributes["value"].flatMap(Double.init), value.isFinite else { return false }
+    }
+    return true
+  }
+}
+
+/// Every record the whole-export reader hands out, as a ``ReadRecord``.
+private func wholeExport(
+  _ data: Data, bufferBytes: Int = XMLScanner.defaultBufferBytes, chunkSize: Int = Int.max
+) throws -> (records: [ReadRecord], report: WholeExportReport) {
+  var records: [ReadRecord] = []
+  let names: [RawRecord.Field: String] = [
+    .type: "type", .sourceName: "sourceName", .sourceVersion: "sourceVersion", .device: "device",
+    .unit: "unit",
+    .creationDate: "creationDate", .startDate: "startDate", .endDate: "endDate", .value: "value",
+  ]
+  let report = try ExportReader.forEachElement(
+    source: ChunkedSource(Array(data), chunkSize: chunkSize), bufferBytes: bufferBytes
+  ) { element in
+    guard case .record(let record) = element else { return }
+    var read = ReadRecord(attributes: [:], metadata: [])
+    for field in RawRecord.Field.allCases {
+      if let text = record.string(field) { read.attributes[names[field]!] = text }
+    }
+    for index in 0..<record.otherAttributeCount {
+      read.attributes[String(decoding: record.otherAttributeName(index), as: UTF8.self)] = String(
+        decoding: record.otherAttributeValue(index), as: UTF8.self)
+    }
+    for index in 0..<record.metadataCount {
+      read.metadata.append(
+        String(decoding: record.metadataKey(index), as: UTF8.self) + "="
+          + String(decoding: record.metadataValue(index), as: UTF8.self))
+    }
+    records.append(read)
+  }
+  return (records, report)
+}
+
+/// Records per type.
+private func counts(_ records: [ReadRecord]) -> [String: Int] {
+  records.reduce(into: [:]) { $0[$1.attributes["type"] ?? "", default: 0] += 1 }
+}
+
+private let cliFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+  .deletingLastPathComponent()
+  .appendingPathComponent("stepkitTests/Fixtures")
+
+@Suite("Whole export: every record")
+struct WholeExportTests {
+  @Test(
+    "Every record of the real and hand-written exports, as XMLParser reads them",
+    arguments: [
+      "tdda-export6s3sample.xml", "hk2sqlite-export.xml", "hk2sqlite-zip-export.xml",
+      "stepkit:watch-and-phone.xml", "stepkit:fresh-addresses.xml", "stepkit:energy-and-flights.xml",
+      "stepkit:per-kind-classes.xml",
+    ])
+  func againstXMLParser(_ name: String) throws {
+    let data =
+      name.hasPrefix("stepkit:")
+      ? try Data(contentsOf: cliFixtures.appendingPathComponent(String(name.dropFirst(8))))
+      : try ExportTestSupport.fixture(name)
+    let reference = try ReferenceReader.read(data)
+    let (records, report) = try wholeExport(data)
+    #expect(!reference.valid.isEmpty)
+    #expect(counts(records) == counts(reference.valid))
+    #expect(records == reference.valid)
+    #expect(report.invalid.count == reference.invalid)
+    #expect(report.records == records.count)
+    #expect(report.info.recordCount == reference.valid.count + reference.invalid)
+    // Tiny buffers and pieces: every record crosses a refill.
+    let (pieces, piecesReport) = try wholeExport(data, bufferBytes: 64, chunkSize: 7)
+    #expect(pieces == records)
+    #expect(piecesReport.invalid == report.invalid)
+  }
+
+  @Test("A generated Watch wearer's export: every record, as XMLParser reads them")
+  func generated() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stepkit-whole-\(getpid())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("export.xml").path
+    _ = try generateExport(arguments: ["--preset", "demo", "-o", path])
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    let reference = try ReferenceReader.read(data)
+    let (records, report) = try wholeExport(data)
+    #expect(reference.valid.count > 1000)
+    #expect(counts(records) == counts(reference.valid))
+    #expect(records == reference.valid)
+    #expect(report.invalid.count == reference.invalid)
+  }
+
+  @Test("iOS 8: source=, compact dates, HKWasUserEntered and metadata named with spaces as attributes")
+  func iOS8() throws {
+    let data = try Data(contentsOf: cliFixtures.appendingPathComponent("ios8-export.xml"))
+    var sources: [String] = []
+    var others: [[String]] = []
+    var starts: [Int64] = []
+    let report = try ExportReader.forEachElement(in: .data(data, name: "export.xml")) { element in
+      guard case .record(let record) = element else { return }
+      sources.append(record.string(.sourceName) ?? "")
+      starts.append(record.startMilliseconds)
+      others.append(
+        (0..<record.otherAttributeCount).map {
+          String(decoding: record.otherAttributeName($0), as: UTF8.self)
+        })
+    }
+    // Counted by hand: 7 records, none invalid.
+    #expect(report.records == 7)
+    #expect(report.invalid.count == 0)
+    #expect(
+      sources == [
+        "Ada’s iPhone", "Ada’s iPhone", "Ada’s iPhone", "Health", "Health Mate", "Health Mate", "Health Mate",
+      ])
+    // 2015-06-14 08:43:00 -0700.
+    #expect(starts[0] == 1_434_296_580_000)
+    #expect(others[3] == ["source", "HKWasUserEntered"])
+    #expect(others[4] == ["source", "Health Mate App Version", "Withings User Identifier"])
+  }
+
+  @Test("Invalid records of any type are reported with file, line and column, and reading goes on")
+  func invalidRecords() throws {
+    let data = try Data(contentsOf: cliFixtures.appendingPathComponent("whole-export.xml"))
+    var types: [String] = []
+    var metadata: [String] = []
+    var values: [String] = []
+    let report = try ExportReader.forEachElement(in: .data(data, name: "whole-export.xml")) { element in
+      guard case .record(let record) = element else { return }
+      types.append(record.string(.type) ?? "")
+      values.append(record.numericValue.map { "\($0)" } ?? record.string(.value) ?? "")
+      for index in 0..<record.metadataCount {
+        metadata.append(
+          String(decoding: record.metadataKey(index), as: UTF8.self) + "="
+            + String(decoding: record.metadataValue(index), as: UTF8.self))
+      }
+    }
+    #expect(
+      types == [
+        "HKQuantityTypeIdentifierDietaryEnergyConsumed", "HKCategoryTypeIdentifierSleepAnalysis",
+        "HKQuantityTypeIdentifierHeartRate", "HKQuantityTypeIdentifierStepCount",
+        "HKQuantityTypeIdentifierBloodPressureSystolic", "HKQuantityTypeIdentifierBloodPressureDiastolic",
+      ])
+    #expect(values == ["640.0", "HKCategoryValueSleepAnalysisAsleepCore", "58.0", "1234.0", "118.0", "76.0"])
+    // Keys that differ only by case both land; entities decoded.
+    #expect(
+      metadata == ["Meal=Lunch", "meal=lunch & \"coffee\"", "HKMetadataKeyHeartRateMotionContext=1"])
+    #expect(report.info.recordCount == 11)
+    #expect(report.invalid.count == 5)
+    #expect(
+      report.invalid.examples.map { "\($0.location?.description ?? "") \($0.reason)" } == [
+        "whole-export.xml:17:2 unreadable date '2024-13-01 10:00:00 +0100'",
+        "whole-export.xml:18:2 unreadable value '7O.2'",
+        "whole-export.xml:19:2 attribute 'unit' appears twice",
+        "whole-export.xml:20:2 end date before start date",
+        "whole-export.xml:22:3 attribute 'value' appears twice",
+      ])
+  }
+}
