@@ -66,11 +66,12 @@ run() {
 run steps "$work/cohort" --format csv >"$work/cohort.csv"
 run sqlite "$work/cohort" "$work/cohort.db"
 
-"$python" - "$work/cohort.csv" "$work/cohort.db" <<'PYTHON'
-import glob, os, sqlite3, sys
+"$python" - "$work/cohort.csv" "$work/cohort.db" "$work/cohort" <<'PYTHON'
+import collections, glob, os, sqlite3, sys, zipfile
+import xml.etree.ElementTree as ElementTree
 import duckdb
 
-csv_path, db_path = sys.argv[1], sys.argv[2]
+csv_path, db_path, cohort_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 con = duckdb.connect()
 totals = """SELECT export, count(*) AS days, sum(steps) AS steps, sum(distance_m) AS distance_m,
                    sum(raw_steps) AS raw_steps, sum(manual_steps) AS manual_steps
@@ -102,13 +103,45 @@ if reader:
     exports = con.execute("SELECT export, error IS NULL FROM cohort.exports ORDER BY export").fetchall()
     counted = dict(con.execute(
         "SELECT export, sum(counted) FROM cohort.samples WHERE kind = 'steps' GROUP BY export").fetchall())
+    record_counts = con.execute("SELECT export, type, count(*) FROM cohort.records GROUP BY ALL").fetchall()
+    metadata = con.execute(
+        "SELECT count(*), count(*) FILTER (WHERE json_valid(metadata)) FROM cohort.records WHERE metadata IS NOT NULL"
+    ).fetchone()
 else:
     print("check-duckdb: DuckDB has no SQLite extension here (no network); the database is read with Python's sqlite3")
     db = sqlite3.connect(db_path)
     from_db = db.execute(totals.format("days")).fetchall()
     exports = db.execute("SELECT export, error IS NULL FROM exports ORDER BY export").fetchall()
     counted = dict(db.execute("SELECT export, sum(counted) FROM samples WHERE kind = 'steps' GROUP BY export").fetchall())
+    record_counts = db.execute("SELECT export, type, count(*) FROM records GROUP BY export, type").fetchall()
+    metadata = db.execute(
+        "SELECT count(*), sum(json_valid(metadata)) FROM records WHERE metadata IS NOT NULL").fetchone()
     reader = "sqlite3"
+
+# The reference: every top-level <Record> of each readable export, as Python's own XML parser reads it.
+expected_records = collections.Counter()
+for export in sorted(os.listdir(cohort_dir)):
+    folder = os.path.join(cohort_dir, export)
+    if os.path.exists(os.path.join(folder, "export.zip")):
+        with zipfile.ZipFile(os.path.join(folder, "export.zip")) as archive:
+            name = next(n for n in archive.namelist() if n.endswith("/export.xml"))
+            stream = archive.open(name)
+    else:
+        stream = open(os.path.join(folder, "export.xml"), "rb")
+    try:
+        depth = 0
+        for event, element in ElementTree.iterparse(stream, events=("start", "end")):
+            if event == "start":
+                depth += 1
+                if depth == 2 and element.tag == "Record":
+                    expected_records[(export, element.get("type"))] += 1
+            else:
+                depth -= 1
+                if depth == 1:
+                    element.clear()
+    except ElementTree.ParseError:
+        expected_records = collections.Counter({k: v for k, v in expected_records.items() if k[0] != export})
+    stream.close()
 
 failures = []
 if [tuple(row) for row in from_csv] != [tuple(row) for row in from_db]:
@@ -120,13 +153,18 @@ for export, days, steps, *_ in from_csv:
     # Each day is rounded on its own: the samples' counted steps agree within half a step a day.
     if abs(counted.get(export, 0) - steps) > 0.5 * days:
         failures.append(f"{export}: days add up to {steps} steps, its samples counted {counted.get(export)}")
+if collections.Counter({(e, t): n for e, t, n in record_counts}) != expected_records:
+    failures.append(f"records per export and type differ from Python's XML parser: {sorted(record_counts)[:8]} …")
+if not metadata[0] or metadata[0] != metadata[1]:
+    failures.append(f"records.metadata: {metadata[1]} of {metadata[0]} values are valid JSON")
 if len(from_csv) != 5:
     failures.append(f"expected 5 exports in the csv, found {len(from_csv)}")
 averages = con.execute(f"SELECT export, avg(steps) FROM read_csv('{csv_path}') GROUP BY export ORDER BY export").fetchall()
 if failures:
     print("check-duckdb: FAILED\n" + "\n".join(failures), file=sys.stderr)
     sys.exit(1)
-print(f"check-duckdb: ok: DuckDB {duckdb.__version__} reads the same per-export totals from the csv and the database ({reader}):")
+print(f"check-duckdb: ok: DuckDB {duckdb.__version__} reads the same per-export totals from the csv and the database ({reader}),")
+print(f"  and {sum(expected_records.values())} records of {len({t for _, t in expected_records})} types, as Python's XML parser counts them, {metadata[0]} with JSON metadata:")
 for (export, days, steps, distance, raw, manual), (_, average) in zip(from_csv, averages):
     print(f"  {export}  {days:3d} days  {steps:8d} steps  avg {average:8.1f}  raw {raw:8d}  hand-typed {manual:6d}")
 PYTHON

@@ -28,6 +28,10 @@ struct CountingArguments: Sendable {
   /// `--valid-day` when it was given: tables show the valid column only then.
   var givenValidDay: ValidDayRule?
 
+  /// A copy of standard input that `-` reads instead (a command that reads
+  /// the export twice makes one); `nil` reads standard input itself.
+  var standardInputCopy: String?
+
   /// The first export: the one a single-export run reads.
   var export: String { exports.first ?? "-" }
 

@@ -5,8 +5,13 @@ import StepKitCore
 /// progress bar and the invalid-record note.
 enum ExportLoading {
   /// The reader's input for a command-line argument: `-` is standard input.
-  static func input(for argument: String) -> ExportInput {
-    argument == "-" ? .standardInput : .path(argument)
+  ///
+  /// With `standardInputCopy`, the path of a copy of standard input, `-` reads
+  /// that copy, still named `<stdin>` (for a command that reads the export twice).
+  static func input(for argument: String, standardInputCopy: String? = nil) -> ExportInput {
+    guard argument == "-" else { return .path(argument) }
+    guard let standardInputCopy else { return .standardInput }
+    return .namedFile(path: standardInputCopy, name: "<stdin>")
   }
 
   /// Reads `argument`'s export.
@@ -20,14 +25,14 @@ enum ExportLoading {
   /// - Throws: ``CommandError/export(_:)``.
   static func load(
     _ argument: String, threads: Int = ExportReader.defaultThreadCount, countedType: CumulativeType? = nil,
-    quiet: Bool, console: Console
+    standardInputCopy: String? = nil, quiet: Bool, console: Console
   ) throws(CommandError) -> (
     SampleLog, ExportInfo
   ) {
     let bar: ProgressBar? = quiet || !console.errorIsTerminal ? nil : ProgressBar(write: console.error)
     defer { bar?.finish() }
     let (log, info) = try read(
-      argument, threads: threads, countedType: countedType,
+      argument, threads: threads, countedType: countedType, standardInputCopy: standardInputCopy,
       progress: bar.map { bar in
         { @Sendable report in bar.update(bytesRead: report.bytesRead, totalBytes: report.totalBytes) }
       })
@@ -51,8 +56,8 @@ enum ExportLoading {
     log: SampleLog, tally: Tally
   ) {
     let (log, _) = try load(
-      settings.export, threads: settings.jobs, countedType: countedType, quiet: settings.quiet,
-      console: console)
+      settings.export, threads: settings.jobs, countedType: countedType,
+      standardInputCopy: settings.standardInputCopy, quiet: settings.quiet, console: console)
     try checkRange(log, settings.counting)
     let tally = log.tally(settings.counting, threads: settings.jobs)
     try checkStorage(log, tally.countedValues, quiet: settings.quiet, console: console)
@@ -136,7 +141,7 @@ enum ExportLoading {
   /// - Throws: ``CommandError/export(_:)``, also when the export has step or
   ///   distance records and every one of them is invalid.
   static func read(
-    _ argument: String, threads: Int, countedType: CumulativeType? = nil,
+    _ argument: String, threads: Int, countedType: CumulativeType? = nil, standardInputCopy: String? = nil,
     progress: (@Sendable (ExportProgress) -> Void)?
   ) throws(CommandError)
     -> (
@@ -147,7 +152,9 @@ enum ExportLoading {
     log.countedType = countedType
     let info: ExportInfo
     do {
-      info = try ExportReader.read(input(for: argument), into: &log, threads: threads, progress: progress)
+      info = try ExportReader.read(
+        input(for: argument, standardInputCopy: standardInputCopy), into: &log, threads: threads,
+        progress: progress)
     } catch let error as HealthExportError {
       throw .export(error)
     } catch {
@@ -186,7 +193,7 @@ enum ExportLoading {
   /// The one-line note about invalid records, or `nil` when there were none.
   ///
   /// `stepkit: 3 invalid records not counted: export.xml:12:3 (negative value), export.xml:40:3, export.xml:41:3`
-  static func invalidNote(_ report: InvalidSampleReport) -> String? {
+  static func invalidNote(_ report: InvalidSampleReport, what: String = "not counted") -> String? {
     guard report.count > 0 else { return nil }
     let shown = report.examples.prefix(3)
     var parts: [String] = []
@@ -195,7 +202,7 @@ enum ExportLoading {
       parts.append(TextFormatting.terminalSafe(index == 0 ? "\(place) (\(example.reason))" : place))
     }
     let noun = report.count == 1 ? "record" : "records"
-    var line = "stepkit: \(report.count) invalid \(noun) not counted: " + parts.joined(separator: ", ")
+    var line = "stepkit: \(report.count) invalid \(noun) \(what): " + parts.joined(separator: ", ")
     if report.count > shown.count { line += ", …" }
     return line + "\n"
   }

@@ -1,4 +1,5 @@
 import Foundation
+import HealthExport
 import StepKitCore
 
 /// `stepkit sqlite EXPORT out.db`: days, sources and every sample in an SQLite
@@ -6,7 +7,7 @@ import StepKitCore
 /// export is added, replaced or skipped by its id.
 struct SQLiteCommand: Subcommand {
   static let name = "sqlite"
-  static let abstract = "Write days, sources and every sample into an SQLite database."
+  static let abstract = "Write days, sources, every sample and every record into an SQLite database."
   static let discussion = """
     Usage: stepkit sqlite EXPORT OUT.db [options]
 
@@ -21,7 +22,15 @@ struct SQLiteCommand: Subcommand {
                source, device_model, user_entered, and counted: what the sample
                counted for after the merge
       settings the options the database was written with
-    For Datasette, DuckDB, pandas or the sqlite3 shell.
+      records  every record of every type: type, unit, value (value_text for
+               a category such as a sleep stage), start, end (UTC),
+               utc_offset, local_date, source, source_version, the device's
+               name, manufacturer, model, hardware and software,
+               creation_date, and metadata as one JSON object
+    For Datasette, DuckDB, pandas or the sqlite3 shell. Records that cannot
+    be read (a bad date or number, an attribute written twice) are left out
+    of records and named with file, line and column. The export is read
+    twice; standard input is kept in a temporary file meanwhile.
 
     With several exports, or a folder of them (read in parallel, --jobs at a
     time), one database holds them all: an exports table (export, file,
@@ -89,6 +98,10 @@ struct SQLiteCommand: Subcommand {
       return try update(existing, members: members, console: console)
     }
     guard !isCohort else { return try runCohort(members, console: console) }
+    // The export is read twice (samples, then every record): standard input is kept in a file meanwhile.
+    var settings = settings
+    if settings.export == "-" { settings.standardInputCopy = try Self.copyStandardInput() }
+    defer { if let copy = settings.standardInputCopy { Platform.removeFile(copy) } }
     let (log, tally) = try ExportLoading.count(settings, console: console)
     let writer = try CommandError.writing { () throws(OutputFileError) in
       try SQLiteWriter(replacing: databasePath, settings: databaseSettings)
@@ -98,6 +111,9 @@ struct SQLiteCommand: Subcommand {
     }
     // The samples and counted values were read again: never commit rows read wrong.
     try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: console)
+    let records = try Self.writeRecords(
+      writer, settings.export, export: nil, standardInputCopy: settings.standardInputCopy)
+    if !settings.quiet, let note = Self.invalidRecordsNote(records) { console.error(note) }
     let removed = try CommandError.writing { () throws(OutputFileError) in
       try writer.commit()
     }
@@ -106,7 +122,8 @@ struct SQLiteCommand: Subcommand {
       if let note = Self.removedNote(removed) { console.error(note) }
       console.error(
         "stepkit: wrote \(databasePath) (\(tally.buckets.count) \(settings.counting.unit.rawValue)s, "
-          + "\(tally.sources.count) sources, \(log.count) samples)\n")
+          + "\(tally.sources.count) sources, \(log.count) samples, "
+          + "\(TextFormatting.grouped(Int64(records.records))) records)\n")
     }
   }
 
@@ -116,6 +133,63 @@ struct SQLiteCommand: Subcommand {
     guard !removed.isEmpty else { return nil }
     return "stepkit: removed \(removed.joined(separator: ", ")), left by the database it replaced"
       + " (SQLite would have replayed \(removed.count == 1 ? "it" : "them") into the new one)\n"
+  }
+
+  /// Reads the export at `argument` once more, whole, into the `records` table.
+  ///
+  /// - Throws: ``CommandError/export(_:)`` when it cannot be read,
+  ///   ``CommandError/output(_:)`` when a row cannot be written.
+  static func writeRecords(
+    _ writer: SQLiteWriter, _ argument: String, export: String?, standardInputCopy: String? = nil
+  ) throws(CommandError) -> WholeExportReport {
+    do {
+      return try writer.writeRecords(
+        from: ExportLoading.input(for: argument, standardInputCopy: standardInputCopy), export: export)
+    } catch let error as HealthExportError {
+      throw .export(error)
+    } catch let error as OutputFileError {
+      throw .output(error.description)
+    } catch {
+      throw .output("\(argument): \(error.localizedDescription)")
+    }
+  }
+
+  /// Copies standard input into a temporary file, in pieces of 1 MiB.
+  ///
+  /// - Returns: Its path; the caller removes it.
+  /// - Throws: ``CommandError/output(_:)`` when it cannot be made or written.
+  static func copyStandardInput() throws(CommandError) -> String {
+    let path = NSTemporaryDirectory() + "/stepkit-stdin-\(Platform.randomSuffix())"
+    let descriptor: Int32
+    switch Platform.createNewFile(path) {
+    case .success(let opened): descriptor = opened
+    case .failure(let error): throw .output("cannot keep a copy of standard input in \(path): \(error)")
+    }
+    defer { _ = Platform.close(descriptor) }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+      let got = read(0, buffer.baseAddress, buffer.count)
+      if got < 0, errno == EINTR { continue }
+      if got == 0 { return path }
+      guard got > 0 else {
+        Platform.removeFile(path)
+        throw .output("<stdin>: cannot be read: \(String(cString: strerror(errno)))")
+      }
+      if let code = Platform.writeAll(descriptor, UnsafeRawBufferPointer(rebasing: buffer[..<got])) {
+        Platform.removeFile(path)
+        throw .output("cannot keep a copy of standard input in \(path): \(Platform.FileError(code))")
+      }
+    }
+  }
+
+  /// The note about records left out of `records`, or `nil` when there were none.
+  static func invalidRecordsNote(_ report: WholeExportReport, id: String? = nil) -> String? {
+    guard let note = ExportLoading.invalidNote(report.invalid, what: "not written to records") else {
+      return nil
+    }
+    guard let id else { return note }
+    return note.replacingOccurrences(of: "stepkit: ", with: "stepkit: \(id): ", options: .anchored)
   }
 
   /// Several exports in one new database, in the members' order.
@@ -148,6 +222,10 @@ struct SQLiteCommand: Subcommand {
       // The samples and counted values were read again: never commit rows read wrong.
       if case .counted(let tally, let log?, _, _, _) = outcome {
         try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: nil)
+      }
+      if case .counted = outcome {
+        let records = try Self.writeRecords(writer, member.path, export: member.id)
+        if !settings.quiet, let note = Self.invalidRecordsNote(records, id: member.id) { console.error(note) }
       }
     }
     let removed = try CommandError.writing { () throws(OutputFileError) in try writer.commit() }
@@ -240,6 +318,10 @@ struct SQLiteCommand: Subcommand {
           }
           // The samples and counted values were read again: never commit rows read wrong.
           if let log { try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: nil) }
+          let records = try Self.writeRecords(writer, member.path, export: member.id)
+          if !settings.quiet, let note = Self.invalidRecordsNote(records, id: member.id) {
+            console.error(note)
+          }
         }
         let what =
           "\(TextFormatting.grouped(Int64(sampleCount))) samples, exported \(fingerprint?.exportDate ?? "(no ExportDate)")"

@@ -12,12 +12,12 @@ import StepKitCore
 /// existing cohort database is updated in place instead
 /// (``update(_:settings:)``), one export per transaction.
 final class SQLiteWriter {
-  private var database: OpaquePointer?
+  private(set) var database: OpaquePointer?
   /// The replacement being built; `nil` when updating in place.
   private let file: FileReplacement?
   /// The database, as the command line named it.
-  private let path: String
-  private let isCohort: Bool
+  let path: String
+  let isCohort: Bool
   private var nextSampleID: Int64 = 1
 
   /// SQLite copies bound text at once (`SQLITE_TRANSIENT`).
@@ -78,6 +78,7 @@ final class SQLiteWriter {
   static func schema(cohort: Bool) -> String {
     let export = cohort ? "\n  export TEXT NOT NULL REFERENCES exports (export)," : ""
     var sql = """
+      PRAGMA page_size = 16384;
       PRAGMA journal_mode = OFF;
       PRAGMA synchronous = OFF;
 
@@ -160,8 +161,9 @@ final class SQLiteWriter {
         user_entered INTEGER NOT NULL,
         counted REAL NOT NULL
       );
+
       """
-    return sql
+    return sql + recordsTable(cohort: cohort)
   }
 
   /// The sample indexes, made once every row is in; a cohort's lead with the export id.
@@ -171,7 +173,7 @@ final class SQLiteWriter {
       CREATE INDEX samples_by_start ON samples (\(export)kind, start);
       CREATE INDEX samples_by_local_date ON samples (\(export)local_date);
       CREATE INDEX samples_by_source ON samples (\(export)source, kind);
-      """
+      """ + recordIndexes(cohort: cohort)
   }
 
   /// Records one export of a cohort in the `exports` table.
@@ -359,11 +361,11 @@ final class SQLiteWriter {
   }
 
   /// `?, ?, ?` for `count` columns.
-  private static func placeholders(_ count: Int32) -> String {
+  static func placeholders(_ count: Int32) -> String {
     Array(repeating: "?", count: Int(count)).joined(separator: ", ")
   }
 
-  private func execute(_ sql: String) throws(OutputFileError) {
+  func execute(_ sql: String) throws(OutputFileError) {
     var message: UnsafeMutablePointer<CChar>?
     guard sqlite3_exec(database, sql, nil, nil, &message) == SQLITE_OK else {
       let text = message.map { String(cString: $0) } ?? "unknown error"
@@ -372,7 +374,7 @@ final class SQLiteWriter {
     }
   }
 
-  private func prepare(_ sql: String) throws(OutputFileError) -> OpaquePointer? {
+  func prepare(_ sql: String) throws(OutputFileError) -> OpaquePointer? {
     var statement: OpaquePointer?
     guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK else {
       throw OutputFileError(path: path, message: String(cString: sqlite3_errmsg(database)))
@@ -380,7 +382,7 @@ final class SQLiteWriter {
     return statement
   }
 
-  private func bind(_ statement: OpaquePointer?, _ index: Int32, _ text: String?) {
+  func bind(_ statement: OpaquePointer?, _ index: Int32, _ text: String?) {
     if let text {
       sqlite3_bind_text(statement, index, text, -1, Self.transient)
     } else {
@@ -388,7 +390,7 @@ final class SQLiteWriter {
     }
   }
 
-  private func step(_ statement: OpaquePointer?) throws(OutputFileError) {
+  func step(_ statement: OpaquePointer?) throws(OutputFileError) {
     guard sqlite3_step(statement) == SQLITE_DONE else {
       throw OutputFileError(path: path, message: String(cString: sqlite3_errmsg(database)))
     }
@@ -465,6 +467,8 @@ extension SQLiteWriter {
           "it is a cohort database from an earlier stepkit, without the SHA-256 of its exports; "
           + "add --replace to write it anew")
     }
+    // A cohort database written before the records table has none yet.
+    try writer.execute(recordsTable(cohort: true) + recordIndexes(cohort: true))
     writer.nextSampleID = try writer.queryInt("SELECT COALESCE(MAX(id), 0) + 1 FROM samples")
     var exports: [String: ImportedExport] = [:]
     for row in try writer.rows(
@@ -489,7 +493,7 @@ extension SQLiteWriter {
 
   /// Removes every row of export `id` (inside an export's transaction).
   func removeExport(_ id: String) throws(OutputFileError) {
-    for table in ["days", "summary", "sources", "samples", "exports"] {
+    for table in ["days", "summary", "sources", "samples", "records", "exports"] {
       let delete = try prepare("DELETE FROM \(table) WHERE export = ?")
       defer { sqlite3_finalize(delete) }
       bind(delete, 1, id)

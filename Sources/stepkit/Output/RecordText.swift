@@ -1,0 +1,139 @@
+import StepKitCore
+
+/// Writes the text of a record's row as bytes into a reused buffer, with no
+/// `String` made per record: ISO 8601 instants, calendar dates and metadata
+/// as a JSON object. ``TextFormatting`` makes the same texts as strings.
+struct RecordText: ~Copyable {
+  private(set) var bytes: UnsafeMutablePointer<UInt8>
+  private var capacity: Int
+  /// How many bytes are written.
+  private(set) var count = 0
+
+  init(capacity: Int = 1 << 12) {
+    self.capacity = capacity
+    bytes = .allocate(capacity: capacity)
+  }
+
+  deinit { bytes.deallocate() }
+
+  /// Empties the buffer.
+  mutating func reset() { count = 0 }
+
+  private mutating func reserve(_ extra: Int) {
+    guard count + extra > capacity else { return }
+    var newCapacity = capacity * 2
+    while newCapacity < count + extra { newCapacity *= 2 }
+    let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+    grown.update(from: bytes, count: count)
+    bytes.deallocate()
+    bytes = grown
+    capacity = newCapacity
+  }
+
+  @inline(__always)
+  private mutating func byte(_ b: UInt8) {
+    reserve(1)
+    bytes[count] = b
+    count += 1
+  }
+
+  @inline(__always)
+  private mutating func digits(_ value: Int, width: Int) {
+    reserve(width)
+    var v = value
+    for k in stride(from: width - 1, through: 0, by: -1) {
+      bytes[count + k] = UInt8(truncatingIfNeeded: 48 + v % 10)
+      v /= 10
+    }
+    count += width
+  }
+
+  /// Appends `date` as `yyyy-MM-dd`; returns where it starts.
+  @discardableResult
+  mutating func date(_ date: LocalDate) -> Int {
+    let start = count
+    let (year, month, day) = (date.year, date.month, date.day)
+    if year < 0 || year > 9999 {
+      // Beyond four digits: as LocalDate prints it.
+      var text = date.description
+      text.withUTF8 { append($0) }
+      return start
+    }
+    digits(year, width: 4)
+    byte(45)
+    digits(month, width: 2)
+    byte(45)
+    digits(day, width: 2)
+    return start
+  }
+
+  /// Appends an instant in UTC as `2026-11-29T08:30:00Z` (milliseconds only
+  /// when not zero), as ``TextFormatting/localDateTime(_:offsetSeconds:)`` writes it at offset zero.
+  @discardableResult
+  mutating func utcInstant(_ epochMilliseconds: Int64) -> Int {
+    let start = count
+    let day = LocalDate(containing: epochMilliseconds, utcOffsetSeconds: 0)
+    let msOfDay = epochMilliseconds - Int64(day.daysSinceEpoch) * 86_400_000
+    date(day)
+    let seconds = Int(msOfDay / 1000)
+    byte(84)
+    digits(seconds / 3600, width: 2)
+    byte(58)
+    digits(seconds / 60 % 60, width: 2)
+    byte(58)
+    digits(seconds % 60, width: 2)
+    let millis = Int(msOfDay % 1000)
+    if millis != 0 {
+      byte(46)
+      digits(millis, width: 3)
+    }
+    byte(90)
+    return start
+  }
+
+  /// Appends `source` as it is.
+  mutating func append(_ source: UnsafeBufferPointer<UInt8>) {
+    reserve(source.count)
+    if let base = source.baseAddress { (bytes + count).update(from: base, count: source.count) }
+    count += source.count
+  }
+
+  /// Appends `source` as the inside of a JSON string: `"` and `\` escaped,
+  /// control characters as `\u00XX`; other bytes (UTF-8) as they are.
+  mutating func jsonStringContent(_ source: UnsafeBufferPointer<UInt8>) {
+    reserve(source.count)
+    for b in source {
+      if b == 34 || b == 92 {
+        byte(92)
+        byte(b)
+      } else if b < 32 {
+        // `\u00XX`.
+        byte(92)
+        byte(117)
+        byte(48)
+        byte(48)
+        byte(Self.hexDigit(b >> 4))
+        byte(Self.hexDigit(b & 15))
+      } else {
+        byte(b)
+      }
+    }
+  }
+
+  private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 48 + v : 87 + v }
+
+  /// Appends `"key":"value"` (with a `,` before it unless it is the first, `first`).
+  mutating func jsonMember(key: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, first: Bool) {
+    if !first { byte(44) }
+    byte(34)
+    jsonStringContent(key)
+    byte(34)
+    byte(58)
+    byte(34)
+    jsonStringContent(value)
+    byte(34)
+  }
+
+  /// Appends a `{` or `}`.
+  mutating func brace(open: Bool) { byte(open ? 123 : 125) }
+}

@@ -1,0 +1,198 @@
+import CSQLite
+import HealthExport
+import StepKitCore
+
+extension SQLiteWriter {
+  /// The `records` table: every top-level `<Record>` of every type; with
+  /// `cohort`, led by the export id.
+  static func recordsTable(cohort: Bool) -> String {
+    """
+    CREATE TABLE IF NOT EXISTS records (
+      id INTEGER PRIMARY KEY,\(cohort ? "\n  export TEXT NOT NULL REFERENCES exports (export)," : "")
+      type TEXT NOT NULL,
+      unit TEXT,
+      value REAL,
+      value_text TEXT,
+      start TEXT NOT NULL,
+      end TEXT NOT NULL,
+      utc_offset INTEGER NOT NULL,
+      local_date TEXT NOT NULL,
+      source TEXT NOT NULL,
+      source_version TEXT,
+      device_name TEXT,
+      device_manufacturer TEXT,
+      device_model TEXT,
+      device_hardware TEXT,
+      device_software TEXT,
+      creation_date TEXT,
+      metadata TEXT
+    );
+    """
+  }
+
+  /// The `records` indexes, made once every row is in.
+  static func recordIndexes(cohort: Bool) -> String {
+    let export = cohort ? "export, " : ""
+    return """
+      CREATE INDEX IF NOT EXISTS records_by_type ON records (\(export)type, start);
+      CREATE INDEX IF NOT EXISTS records_by_local_date ON records (\(export)local_date);
+      """
+  }
+
+  /// Reads `input` once more, whole, and writes each of its records as a row of `records`.
+  ///
+  /// - Parameters:
+  ///   - input: The export.
+  ///   - export: The export id, in a cohort database.
+  /// - Returns: What the reader found, its invalid records among it.
+  /// - Throws: ``HealthExportError`` when the export cannot be read, ``OutputFileError`` when a row cannot be written.
+  func writeRecords(from input: ExportInput, export: String?) throws -> WholeExportReport {
+    let rows = try RecordRows(self, export: export)
+    return try ExportReader.forEachElement(in: input) { element in
+      switch element {
+      case .record(let record): try rows.insert(record)
+      }
+    }
+  }
+}
+
+/// The prepared insert of `records` and what it reuses from row to row:
+/// text buffers, and each device's fields by its description less the
+/// object address (real exports give every record's device a fresh one).
+final class RecordRows {
+  private let writer: SQLiteWriter
+  private let insert: OpaquePointer?
+  /// 1 in a cohort database, where column 2 is the export id.
+  private let first: Int32
+  private var text = RecordText()
+  private var json = RecordText()
+  private var recentDevices: [(key: [UInt8], fields: DeviceFields)] = []
+  private var devices: [[UInt8]: DeviceFields] = [:]
+  private let exportID: [UInt8]?
+
+  init(_ writer: SQLiteWriter, export: String?) throws(OutputFileError) {
+    self.writer = writer
+    first = writer.isCohort ? 1 : 0
+    insert = try writer.prepare("INSERT INTO records VALUES (\(SQLiteWriter.placeholders(18 + first)))")
+    exportID = export.map { Array($0.utf8) }
+  }
+
+  deinit {
+    sqlite3_finalize(insert)
+    empty.deallocate()
+  }
+
+  /// The fields of one device, each its own NUL-free UTF-8, kept for the run.
+  final class DeviceFields {
+    let values: [[UInt8]?]
+    init(_ device: Device?) {
+      values = [device?.name, device?.manufacturer, device?.model, device?.hardware, device?.software].map {
+        $0.map { Array($0.utf8) }
+      }
+    }
+  }
+
+  /// Binds `bytes` (SQLite reads them before the next bind, the row being stepped at once).
+  @inline(__always)
+  private func bind(_ column: Int32, _ bytes: UnsafeBufferPointer<UInt8>?) {
+    guard let bytes else {
+      sqlite3_bind_null(insert, column)
+      return
+    }
+    let pointer = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(empty))
+    sqlite3_bind_text(insert, column, pointer.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+  }
+
+  /// Where an empty value points (SQLite takes a null pointer for NULL).
+  private let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+
+  /// Writes `record` as one row.
+  func insert(_ record: RawRecord) throws(OutputFileError) {
+    sqlite3_bind_null(insert, 1)
+    if let exportID {
+      exportID.withUnsafeBufferPointer { bind(2, $0) }
+    }
+    bind(first + 2, record.bytes(.type))
+    bind(first + 3, record.bytes(.unit))
+    if let number = record.numericValue {
+      sqlite3_bind_double(insert, first + 4, number)
+      sqlite3_bind_null(insert, first + 5)
+    } else {
+      sqlite3_bind_null(insert, first + 4)
+      bind(first + 5, record.bytes(.value))
+    }
+    text.reset()
+    let start = text.utcInstant(record.startMilliseconds)
+    let end = text.utcInstant(record.endMilliseconds)
+    let localDate = text.date(
+      LocalDate(containing: record.startMilliseconds, utcOffsetSeconds: record.utcOffsetSeconds))
+    let creation = record.creationMilliseconds.map { text.utcInstant($0) }
+    let textEnd = text.count
+    let base = UnsafePointer(text.bytes)
+    func span(_ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
+      UnsafeBufferPointer(start: base + from, count: to - from)
+    }
+    bind(first + 6, span(start, end))
+    bind(first + 7, span(end, localDate))
+    sqlite3_bind_int64(insert, first + 8, Int64(record.utcOffsetSeconds))
+    bind(first + 9, span(localDate, creation ?? textEnd))
+    bind(first + 10, record.bytes(.sourceName))
+    bind(first + 11, record.bytes(.sourceVersion))
+    let device = record.bytes(.device).map(fields(of:))
+    for k in 0..<5 {
+      if let value = device?.values[k] {
+        value.withUnsafeBufferPointer { bind(first + 12 + Int32(k), $0) }
+      } else {
+        sqlite3_bind_null(insert, first + 12 + Int32(k))
+      }
+    }
+    bind(first + 17, creation.map { span($0, textEnd) })
+    json.reset()
+    var members = 0
+    json.brace(open: true)
+    for index in 0..<record.metadataCount {
+      json.jsonMember(key: record.metadataKey(index), value: record.metadataValue(index), first: members == 0)
+      members += 1
+    }
+    for index in 0..<record.otherAttributeCount {
+      let name = record.otherAttributeName(index)
+      // iOS 8's `source` is the source column.
+      if name.count == 6, name.elementsEqual("source".utf8) { continue }
+      json.jsonMember(key: name, value: record.otherAttributeValue(index), first: members == 0)
+      members += 1
+    }
+    json.brace(open: false)
+    if members == 0 {
+      sqlite3_bind_null(insert, first + 18)
+    } else {
+      bind(first + 18, UnsafeBufferPointer(start: json.bytes, count: json.count))
+    }
+    try writer.step(insert)
+  }
+
+  /// The fields of the device `description` describes, parsed once per device.
+  private func fields(of description: UnsafeBufferPointer<UInt8>) -> DeviceFields {
+    // `<<HKDevice: 0x…>, name:…>`: what follows the first `>` names the device.
+    let key: UnsafeBufferPointer<UInt8>
+    if let close = description.firstIndex(of: UInt8(ascii: ">")) {
+      key = UnsafeBufferPointer(rebasing: description[(close + 1)...])
+    } else {
+      key = description
+    }
+    for (index, entry) in recentDevices.enumerated() where entry.key.elementsEqual(key) {
+      if index > 0 { recentDevices.swapAt(index, 0) }
+      return entry.fields
+    }
+    let owned = Array(key)
+    let fields: DeviceFields
+    if let known = devices[owned] {
+      fields = known
+    } else {
+      fields = DeviceFields(Device(hkDeviceDescription: String(decoding: description, as: UTF8.self)))
+      devices[owned] = fields
+    }
+    recentDevices.insert((owned, fields), at: 0)
+    if recentDevices.count > 4 { recentDevices.removeLast() }
+    return fields
+  }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+@testable import stepkit
+
+/// The `records` table of `stepkit sqlite`, checked against rows worked out by
+/// hand from the fixtures and against a naive count of their lines.
+@Suite("SQLite records table")
+struct RecordsTableTests {
+  private static func scratch() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "stepkit-records-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  /// Every row of `whole-export.xml`, worked out by hand from its text.
+  static let wholeExportRows: [[String]] = [
+    [
+      "HKQuantityTypeIdentifierDietaryEnergyConsumed", "kcal", "640.0", "NULL", "2024-03-01T11:30:00Z",
+      "2024-03-01T11:30:00Z", "3600", "2024-03-01", "MyFitnessPal", "35", "NULL", "NULL", "NULL", "NULL",
+      "NULL",
+      "2024-03-01T12:00:05Z", #"{"Meal":"Lunch","meal":"lunch & \"coffee\""}"#,
+    ],
+    [
+      "HKCategoryTypeIdentifierSleepAnalysis", "NULL", "NULL", "HKCategoryValueSleepAnalysisAsleepCore",
+      "2024-03-01T22:40:00Z", "2024-03-02T00:10:00Z", "3600", "2024-03-01", "Ada’s Apple Watch", "10.3",
+      "Apple Watch", "Apple Inc.", "Watch", "Watch6,2", "10.3", "2024-03-02T06:01:00Z", "NULL",
+    ],
+    [
+      "HKQuantityTypeIdentifierHeartRate", "count/min", "58.0", "NULL", "2024-03-02T05:55:30Z",
+      "2024-03-02T05:55:30Z", "3600", "2024-03-02", "Ada’s Apple Watch", "10.3", "Apple Watch", "Apple Inc.",
+      "Watch", "Watch6,2", "10.3", "2024-03-02T05:55:31Z", #"{"HKMetadataKeyHeartRateMotionContext":"1"}"#,
+    ],
+    [
+      "HKQuantityTypeIdentifierStepCount", "count", "1234.0", "NULL", "2024-03-01T17:10:00Z",
+      "2024-03-01T17:20:00Z",
+      "3600", "2024-03-01", "Ada’s iPhone", "17.3", "iPhone", "Apple Inc.", "iPhone", "iPhone14,2", "17.3",
+      "2024-03-01T17:20:04Z", "NULL",
+    ],
+    [
+      "HKQuantityTypeIdentifierBloodPressureSystolic", "mmHg", "118.0", "NULL", "2024-03-01T06:30:00Z",
+      "2024-03-01T06:30:00Z", "3600", "2024-03-01", "Omron", "7.1", "NULL", "NULL", "NULL", "NULL", "NULL",
+      "2024-03-01T06:30:10Z", "NULL",
+    ],
+    [
+      "HKQuantityTypeIdentifierBloodPressureDiastolic", "mmHg", "76.0", "NULL", "2024-03-01T06:30:00Z",
+      "2024-03-01T06:30:00Z", "3600", "2024-03-01", "Omron", "7.1", "NULL", "NULL", "NULL", "NULL", "NULL",
+      "2024-03-01T06:30:10Z", "NULL",
+    ],
+  ]
+
+  static let columns =
+    "type, unit, value, value_text, start, end, utc_offset, local_date, source, source_version, device_name, "
+    + "device_manufacturer, device_model, device_hardware, device_software, creation_date, metadata"
+
+  @Test("every record of every type, as worked out by hand; the invalid ones named with line and column")
+  func wholeExport() throws {
+    let folder = try Self.scratch()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let database = folder.appendingPathComponent("whole.db").path
+    let result = try StepkitRunner.run(["sqlite", "whole-export.xml", database])
+    #expect(result.exitCode == 0, "\(result.standardError)")
+    #expect(try query(database, "SELECT \(Self.columns) FROM records ORDER BY id") == Self.wholeExportRows)
+    #expect(
+      result.standardError.contains(
+        "stepkit: 5 invalid records not written to records: whole-export.xml:17:2 "
+          + "(unreadable date '2024-13-01 10:00:00 +0100'), whole-export.xml:18:2, whole-export.xml:19:2, …"))
+    #expect(result.standardError.contains("6 records)"))
+    // JSON the database itself reads: keys that differ only by case are both there.
+    #expect(
+      try query(
+        database,
+        "SELECT json_extract(metadata, '$.Meal'), json_extract(metadata, '$.meal') FROM records WHERE id = 1")
+        == [["Lunch", "lunch & \"coffee\""]])
+    #expect(
+      try query(
+        database,
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'records_%' ORDER BY name")
+        == [["records_by_local_date"], ["records_by_type"]])
+
+    // Standard input gives the same rows, its records named <stdin>.
+    let piped = folder.appendingPathComponent("piped.db").path
+    // Its copy is made in TMPDIR, and removed.
+    let temporary = folder.appendingPathComponent("tmp")
+    try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+    let fromStandardInput = try StepkitRunner.run(
+      ["sqlite", "-", piped], stdin: "whole-export.xml", environment: ["TMPDIR": temporary.path])
+    #expect(fromStandardInput.exitCode == 0, "\(fromStandardInput.standardError)")
+    #expect(try query(piped, "SELECT \(Self.columns) FROM records ORDER BY id") == Self.wholeExportRows)
+    #expect(fromStandardInput.standardError.contains("<stdin>:17:2 (unreadable date"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [])
+  }
+
+  @Test("iOS 8: source= as the source, its attributes in the metadata")
+  func iOS8() throws {
+    let folder = try Self.scratch()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let database = folder.appendingPathComponent("ios8.db").path
+    let result = try StepkitRunner.run(["sqlite", "ios8-export.xml", database, "-q"])
+    #expect(result.exitCode == 0, "\(result.standardError)")
+    #expect(
+      try query(
+        database,
+        "SELECT source, start, local_date, value, metadata FROM records WHERE id IN (4, 5) ORDER BY id")
+        == [
+          ["Health", "2015-06-14T19:00:00Z", "2015-06-14", "3000.0", #"{"HKWasUserEntered":"1"}"#],
+          [
+            "Health Mate", "2015-06-14T16:00:00Z", "2015-06-14", "1800.0",
+            #"{"Health Mate App Version":"2.6.2","Withings User Identifier":"7985588"}"#,
+          ],
+        ])
+    #expect(try query(database, "SELECT COUNT(*) FROM records") == [["7"]])
+  }
+
+  /// Top-level `<Record` lines of a fixture, counted as text (every fixture writes one element a line, indented by one space).
+  private static func naiveRecordCount(_ name: String) throws -> Int {
+    let text = try String(contentsOf: StepkitRunner.fixtures.appendingPathComponent(name), encoding: .utf8)
+    return text.split(separator: "\n").filter { $0.hasPrefix(" <Record ") }.count
+  }
+
+  @Test("A cohort database: every export's records under its id, a localized entry name too")
+  func cohort() throws {
+    let folder = try Self.scratch()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let database = folder.appendingPathComponent("cohort.db").path
+    let result = try StepkitRunner.run(["sqlite", "cohort", database, "-q"])
+    #expect(result.exitCode == 1)  // carol's export is cut short
+    let counts = try query(database, "SELECT export, COUNT(*) FROM records GROUP BY export ORDER BY export")
+    // watch-and-phone.xml holds two records that end before they start (lines 128 and 130).
+    let alice = try Self.naiveRecordCount("watch-and-phone.xml") - 2
+    let dave = try Self.naiveRecordCount("cohort/dave.xml")
+    #expect(counts == [["alice", "\(alice)"], ["bob", "\(alice)"], ["dave", "\(dave)"]])
+    #expect(try query(database, "SELECT COUNT(*) FROM records WHERE export IS NULL") == [["0"]])
+    // A second run with the same files skips them all; their rows stay.
+    let again = try StepkitRunner.run(["sqlite", "cohort", database])
+    #expect(again.standardError.contains("0 added, 1 replaced, 3 skipped"))
+    #expect(
+      try query(database, "SELECT export, COUNT(*) FROM records GROUP BY export ORDER BY export") == counts)
+  }
+}
