@@ -13,17 +13,10 @@ python=${PYTHON:-python3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-skip() {
-  echo "check-duckdb: skipped: $1"
-  exit 0
-}
-
-command -v "$python" >/dev/null || skip "no $python to run DuckDB's Python package"
-if ! "$python" -c "import duckdb" 2>/dev/null; then
-  echo "check-duckdb: installing duckdb from PyPI"
-  "$python" -m pip install --quiet --disable-pip-version-check duckdb >"$work/pip.txt" 2>&1 ||
-    skip "pip install duckdb failed (PyPI unreachable?): $(tail -1 "$work/pip.txt")"
-fi
+check=check-duckdb
+# shellcheck source=Scripts/lib/check-common.sh
+. Scripts/lib/check-common.sh
+require_python_packages duckdb
 version=$("$python" -c "import duckdb; print(duckdb.__version__)")
 if ! "$python" -c "import duckdb; duckdb.connect().execute('INSTALL sqlite; LOAD sqlite')" 2>/dev/null &&
   ! "$python" -c "import duckdb_extension_sqlite_scanner" 2>/dev/null; then
@@ -31,15 +24,7 @@ if ! "$python" -c "import duckdb; duckdb.connect().execute('INSTALL sqlite; LOAD
     >"$work/pip.txt" 2>&1 || echo "check-duckdb: no SQLite extension for DuckDB $version: $(tail -1 "$work/pip.txt")"
 fi
 
-swift build -c release --product stepkit >"$work/build.txt" 2>&1 || {
-  cat "$work/build.txt"
-  exit 1
-}
-swift build -c release --product export-generator >"$work/build.txt" 2>&1 || {
-  cat "$work/build.txt"
-  exit 1
-}
-bin=$(swift build -c release --show-bin-path)
+build_release_tools
 
 # Six participants, a folder each: exports of different lengths, zipped and not, and one cut short.
 for n in 1 2 3 4 5 6; do

@@ -24,28 +24,12 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-skip() {
-  echo "check-spark: skipped: $1"
-  exit 0
-}
-
-command -v "$python" >/dev/null || skip "no $python to run PySpark"
+check=check-spark
+# shellcheck source=Scripts/lib/check-common.sh
+. Scripts/lib/check-common.sh
 command -v java >/dev/null || skip "no Java (Spark needs Java 17)"
-for package in pyspark duckdb; do
-  if ! "$python" -c "import $package" 2>/dev/null; then
-    echo "check-spark: installing $package from PyPI"
-    "$python" -m pip install --quiet --disable-pip-version-check "$package" >"$work/pip.txt" 2>&1 ||
-      skip "pip install $package failed (PyPI unreachable?): $(tail -1 "$work/pip.txt")"
-  fi
-done
-
-for product in stepkit export-generator; do
-  swift build -c release --product "$product" >"$work/build.txt" 2>&1 || {
-    cat "$work/build.txt"
-    exit 1
-  }
-done
-bin=$(swift build -c release --show-bin-path)
+require_python_packages pyspark duckdb
+build_release_tools
 
 # The cohort: small exports, zipped and not, one of them cut short.
 mkdir -p "$work/cohort"
