@@ -194,6 +194,79 @@ struct HostileInputTests {
     }
   }
 
+  /// An active-energy record whose `value` is given twice (at line 4).
+  static let energyTwice =
+    " <Record type=\"HKQuantityTypeIdentifierActiveEnergyBurned\" sourceName=\"Watch\" unit=\"kcal\""
+    + " startDate=\"2024-02-29 08:00:00 +0800\" endDate=\"2024-02-29 08:10:00 +0800\" value=\"5\" value=\"9999\"/>"
+
+  /// Whether `error` is malformed XML at `line` naming `name` as given twice.
+  static func isDuplicate(_ error: any Error, line: Int, name: String) -> Bool {
+    guard
+      case .malformedXML(_, let errorLine, _, let detail) = HealthExportError(
+        wrapping: error, path: "export.xml")
+    else { return false }
+    return errorLine == line
+      && detail == "attribute '\(name)' appears twice in one tag (XML allows each name once)"
+  }
+
+  @Test("a duplicated attribute in a record of the counted type is malformed; passed over, it is not read")
+  func duplicateInCountedType() throws {
+    let xml = Array(ExportTestSupport.export(Self.energyTwice + "\n" + ExportTestSupport.steps("100")).utf8)
+    for fast in [true, false] {
+      for chunk in [Int.max, 7] {
+        var counted = SampleLog()
+        counted.countedType = .activeEnergyBurned
+        #expect {
+          _ = try ExportReader.read(
+            source: ChunkedSource(xml, chunkSize: chunk), into: &counted, fastRecords: fast)
+        } throws: { Self.isDuplicate($0, line: 4, name: "value") }
+        // Counting steps, the energy record is passed over on its type, its other attributes unread.
+        var steps = SampleLog()
+        _ = try ExportReader.read(
+          source: ChunkedSource(xml, chunkSize: chunk), into: &steps, fastRecords: fast)
+        #expect(steps.samples.map(\.value) == [100])
+      }
+    }
+  }
+
+  @Test(
+    "every record, metadata entry, <Me> and root read whole (forEachRecord, totals --list) rejects a name given twice",
+    arguments: [
+      (ExportTestSupport.export(Self.energyTwice), 4, "value"),
+      (
+        ExportTestSupport.export(
+          ExportTestSupport.steps("100").replacingOccurrences(of: "/>", with: ">")
+            + "\n  <MetadataEntry key=\"HKWasUserEntered\" key=\"HKTimeZone\" value=\"1\"/>\n </Record>"), 5,
+        "key"
+      ),
+      (
+        ExportTestSupport.export(
+          " <Me HKCharacteristicTypeIdentifierBiologicalSex=\"HKBiologicalSexFemale\""
+            + " HKCharacteristicTypeIdentifierBiologicalSex=\"HKBiologicalSexMale\"/>"), 4,
+        "HKCharacteristicTypeIdentifierBiologicalSex"
+      ),
+      (
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\" locale=\"zh_CN\">\n</HealthData>",
+        2, "locale"
+      ),
+    ])
+  func duplicateWhereDecoded(xml: String, line: Int, name: String) {
+    #expect {
+      try ExportReader.forEachRecord(in: .data(Data(xml.utf8), name: "export.xml"), types: nil) { _ in }
+    } throws: { Self.isDuplicate($0, line: line, name: name) }
+    // A record filtered out on its type is not decoded; a step record's metadata, `<Me>` and the
+    // root always are.
+    if line == 4 && name == "value" {
+      #expect(throws: Never.self) {
+        try ExportReader.forEachRecord(
+          in: .data(Data(xml.utf8), name: "export.xml"), types: ["HKQuantityTypeIdentifierStepCount"]
+        ) { _ in }
+      }
+    } else {
+      #expect { _ = try ExportTestSupport.read(xml) } throws: { Self.isDuplicate($0, line: line, name: name) }
+    }
+  }
+
   // MARK: 7. A NUL inside a value
 
   @Test(

@@ -272,11 +272,19 @@ struct ExportDecoder: ~Copyable {
       guard scanner.nameIs("HealthData") else {
         throw HealthExportError.notAHealthExport(file: scanner.fileName)
       }
+      try checkDistinctAttributeNames()
       var cursor = scanner.nameEnd
       while let attribute = try scanner.nextAttribute(&cursor) {
         if scanner.attributeNameIs(attribute, "locale") { info.locale = try scanner.decodedValue(attribute) }
       }
     }
+  }
+
+  /// Throws when two attributes of the current start tag (the root or
+  /// `<Me>`, whose attributes are all decoded) have one name.
+  private mutating func checkDistinctAttributeNames() throws {
+    try scanner.readAttributes()
+    try scanner.checkDistinctAttributeNames()
   }
 
   private mutating func exportDate() throws {
@@ -297,6 +305,7 @@ struct ExportDecoder: ~Copyable {
   }
 
   private mutating func me() throws {
+    try checkDistinctAttributeNames()
     var cursor = scanner.nameEnd
     while let attribute = try scanner.nextAttribute(&cursor) {
       let raw = try scanner.decodedValue(attribute)
@@ -616,7 +625,8 @@ struct ExportDecoder: ~Copyable {
         guard types.contains(value) else { return nil }
         wanted = true
       }
-      attributes[name] = value
+      // Every attribute is decoded here: a name given twice is malformed (XML 1.0, 3.1).
+      if attributes.updateValue(value, forKey: name) != nil { throw scanner.duplicateAttribute(attribute) }
     }
     guard wanted, attributes["type"] != nil || types == nil else { return nil }
     let record = ExportRecord(attributes: attributes, location: scanner.location(at: scanner.tagStart))
@@ -631,8 +641,10 @@ struct ExportDecoder: ~Copyable {
     var value: String?
     while let attribute = try scanner.nextAttribute(&cursor) {
       if scanner.attributeNameIs(attribute, "key") {
+        if key != nil { throw scanner.duplicateAttribute(attribute) }
         key = try scanner.decodedValue(attribute)
       } else if scanner.attributeNameIs(attribute, "value") {
+        if value != nil { throw scanner.duplicateAttribute(attribute) }
         value = try scanner.decodedValue(attribute)
       }
     }
