@@ -34,6 +34,13 @@ let generatorUsage = """
     --expect-totals-csv FILE Write date,type,value,raw_value per local day for active energy
                              and flights: the Health app's merge (health policy, kcal and
                              count) and the plain sum, worked out from the records as written.
+    --hostile SHAPE          Instead of a person's export, only step records of one iPhone
+                             that all start at one instant, to test memory: identical
+                             (copies of one record) or shared-start (each ending a second
+                             later than the one before, a day of ends in turn). With
+                             --records N (default 1000000) or --target-bytes; stream a
+                             huge one into --zip (the XML need not fit on the disk).
+    --records N              Number of records of a --hostile shape.
     -h, --help               Show this help.
 
   """
@@ -54,6 +61,8 @@ struct Options {
   var shape = "watch"
   var expectCSV: String?
   var expectTotalsCSV: String?
+  var hostile: HostileShape?
+  var records: Int64?
 }
 
 func parseOptions(_ arguments: [String]) throws -> Options {
@@ -104,6 +113,14 @@ func parseOptions(_ arguments: [String]) throws -> Options {
       options.demo = true
     case "--expect-raw-csv": options.expectCSV = try value(argument)
     case "--expect-totals-csv": options.expectTotalsCSV = try value(argument)
+    case "--hostile":
+      let name = try value(argument)
+      guard let shape = HostileShape(rawValue: name) else {
+        let known = HostileShape.allCases.map(\.rawValue).joined(separator: ", ")
+        throw GeneratorError(description: "unknown hostile shape \(name) (known: \(known))")
+      }
+      options.hostile = shape
+    case "--records": options.records = try number(argument, Int64.self)
     default:
       throw GeneratorError(description: "unknown option \(argument)\n\n\(generatorUsage)")
     }
@@ -118,13 +135,16 @@ func parseOptions(_ arguments: [String]) throws -> Options {
 /// What a run wrote.
 struct GenerationSummary: CustomStringConvertible {
   var days: Int
+  /// The records of a hostile shape (`nil`: a person's export, by days).
+  var records: Int64? = nil
   var xmlBytes: Int64
   var seconds: Double
   var description: String {
     let megabytes = Double(xmlBytes) / 1e6
-    return String(
-      format: "export-generator: %d days, %.1f MB of XML in %.2f s (%.0f MB/s)\n", days, megabytes, seconds,
-      megabytes / max(seconds, 1e-9))
+    let what = records.map { "\($0) records" } ?? "\(days) days"
+    return "export-generator: \(what), "
+      + String(
+        format: "%.1f MB of XML in %.2f s (%.0f MB/s)\n", megabytes, seconds, megabytes / max(seconds, 1e-9))
   }
 }
 
@@ -146,7 +166,11 @@ func generateExport(arguments: [String]) throws -> GenerationSummary {
   }
   guard let start = options.startDate else { throw GeneratorError(description: "bad start date") }
   let maximumDays = options.days ?? (options.targetBytes != nil ? 1_000_000 : 56)
-  let estimatedBytes = options.targetBytes ?? Int64(maximumDays) * 400_000
+  let estimatedBytes =
+    options.targetBytes
+    ?? (options.hostile != nil
+      ? min(options.records ?? 1_000_000, Int64.max / 250) * 250
+      : Int64(maximumDays) * 400_000)
 
   var outputs: [ByteOutput] = []
   if let path = options.output { outputs.append(try FileOutput(path: path)) }
@@ -161,6 +185,16 @@ func generateExport(arguments: [String]) throws -> GenerationSummary {
   let clock = ContinuousClock()
   let began = clock.now
   let sink = ByteSink(outputs: outputs)
+  if let shape = options.hostile {
+    let records = try shape.write(
+      to: sink, records: options.records ?? (options.targetBytes == nil ? 1_000_000 : .max),
+      targetBytes: options.targetBytes)
+    try sink.finish()
+    try zipWriter?.close()
+    let elapsed = clock.now - began
+    let seconds = Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)
+    return GenerationSummary(days: 0, records: records, xmlBytes: sink.totalBytes, seconds: seconds)
+  }
   var timelineRandom = SeededRandom(seed: options.seed ^ 0x7121_9C0F)
   let timeline = Timeline(
     home: home, days: min(maximumDays, 100_000), random: &timelineRandom, fixedTrips: fixedTrips)

@@ -105,12 +105,22 @@ struct MergeItem {
   }
 }
 
-/// A bin's items, in a buffer that only grows: appending checks only the
-/// capacity, not the uniqueness an array checks on every append (one owner,
-/// the merge of one part, which frees it with ``deallocate()``). It also
-/// counts the items of each group as they come, for the counting sort of
-/// ``MergeWork/sortGroups(groupCount:)``.
+/// A bin's items, in a buffer that only grows, up to ``limit``: appending
+/// checks only the capacity, not the uniqueness an array checks on every
+/// append (one owner, the merge of one part, which frees it with
+/// ``deallocate()``). It also counts the items of each group as they come,
+/// for the counting sort of ``MergeWork/sortGroups(groupCount:)``.
+///
+/// A bin whose items would pass the limit (samples that share a start
+/// instant cannot be told apart by time: a crafted export holds millions)
+/// is marked ``overflowed`` and merged in passes over its samples instead
+/// (`SampleLog.mergeInPasses`), so that memory stays bounded.
 struct MergeItems {
+  /// The most items kept by default (about 2.6 MB), well above a bin's
+  /// usual share: once the room reaches the limit, the buffer grows no more.
+  static let defaultLimit = 4 * MergeBin.targetSamples
+  /// The room past which the buffer does not grow (tests set it low).
+  let limit: Int
   private var base: UnsafeMutablePointer<MergeItem>
   private(set) var count = 0
   private var capacity: Int
@@ -121,13 +131,18 @@ struct MergeItems {
   let combinesAlike: Bool
   /// Each group's last item (`-1`: none yet), when ``combinesAlike``.
   private let lastOfGroup: UnsafeMutableBufferPointer<Int>
+  /// Whether an item was turned away since ``removeAll()``, the room being
+  /// at ``limit``: the items are then not the bin's, and are not merged.
+  private(set) var overflowed = false
 
   /// An empty buffer with room for `capacity` items of `groupCount` groups.
   ///
   /// - Parameter combinesAlike: Whether alike items of a group become one
   ///   (for sinks that need no piece's sample index).
-  init(capacity: Int, groupCount: Int, combinesAlike: Bool = false) {
-    self.capacity = max(capacity, 16)
+  ///   - limit: The room past which the buffer does not grow (``overflowed``).
+  init(capacity: Int, groupCount: Int, combinesAlike: Bool = false, limit: Int = Self.defaultLimit) {
+    self.limit = max(limit, 1)
+    self.capacity = min(max(capacity, 16), self.limit)
     base = .allocate(capacity: self.capacity)
     groupSizes = .allocate(capacity: groupCount)
     groupSizes.initialize(repeating: 0)
@@ -146,6 +161,7 @@ struct MergeItems {
   /// Forgets every item, keeping the room.
   mutating func removeAll() {
     count = 0
+    overflowed = false
     groupSizes.update(repeating: 0)
     if combinesAlike { lastOfGroup.update(repeating: -1) }
   }
@@ -174,7 +190,13 @@ struct MergeItems {
       }
       lastOfGroup[group] = count
     }
-    if count == capacity { grow() }
+    if count == capacity {
+      guard capacity < limit else {
+        overflowed = true
+        return
+      }
+      grow()
+    }
     (base + count).initialize(to: item)
     // No overflow: `count` is below `capacity`, a group's size below `count`.
     count &+= 1
@@ -204,6 +226,9 @@ struct MergeWork {
   var order: [Int32] = []
   /// Where each group starts in ``order``; one more entry than groups.
   var groupStart: [Int] = []
+  /// The latest end of the samples the bin owns, or its upper bound if
+  /// later: the bin also reads the samples that start before it for coverage.
+  var windowEnd: Int64 = 0
 
   /// Fills ``order`` and ``groupStart`` from ``items``: a counting sort by
   /// group, then a sort of only the groups out of order.
@@ -416,6 +441,7 @@ struct BinGatherer {
         work.items.append(item(sample, index: index, group: group, owned: owned))
       }
     }
+    work.windowEnd = windowEnd
     guard windowEnd > bin.upper else { return }
     // Samples that start after the bin but cover an owned one's tail.
     admit(before: windowEnd, endingFrom: bin.lower)
@@ -435,8 +461,34 @@ struct BinGatherer {
     }
   }
 
+  /// Hands `body` the admitted samples that ``gather(_:groups:into:owned:)``
+  /// gathered last, for `bin`, in the log's order, each with its index, group
+  /// and whether the bin owns it: for a bin merged in passes, whose samples
+  /// are read again for each pass rather than kept. `windowEnd` is the
+  /// gathering's ``MergeWork/windowEnd``.
+  func visit(
+    _ bin: MergeBin, windowEnd: Int64, groups: MergeGroups,
+    _ body: (_ index: Int, _ sample: StoredSample, _ group: Int32, _ owned: Bool) -> Void
+  ) {
+    for block in active {
+      let info = blocks[Int(block)]
+      guard info.minStartMs < max(windowEnd, bin.upper), info.maxEndMs >= bin.lower else { continue }
+      store.decode(block: Int(block)) { index, sample in
+        let owned = sample.startMs >= bin.lower && sample.startMs < bin.upper
+        // As gathered: owned, reaching into the bin from before it, or covering an owned one's tail.
+        guard
+          owned || (sample.startMs < bin.lower && sample.endMs > bin.lower)
+            || (sample.startMs >= bin.upper && sample.startMs < windowEnd && sample.startMs < sample.endMs)
+        else { return }
+        let group = groups.group(of: sample)
+        guard group >= 0 else { return }
+        body(index, sample, group, owned)
+      }
+    }
+  }
+
   @inline(__always)
-  private func item(_ sample: StoredSample, index: Int, group: Int32, owned: Bool) -> MergeItem {
+  func item(_ sample: StoredSample, index: Int, group: Int32, owned: Bool) -> MergeItem {
     MergeItem(
       startMs: sample.startMs, endMs: sample.endMs, value: sample.value, index: index, group: group,
       offsetMinutes: sample.offsetMinutes, isOwned: owned)

@@ -125,12 +125,13 @@ extension SampleLog {
   /// (``MergeItems/append(_:)``): the same pieces, each handed out once with
   /// the first one's index, so a bin's memory follows its distinct samples,
   /// not its copies. A sink that needs every sample's own piece (what each
-  /// sample counted for) passes `false`.
+  /// sample counted for) passes `false`. A bin that gathers more than
+  /// `itemLimit` items is merged in passes (``mergeInPasses(_:windowEnd:gatherer:groups:resolved:_:)``).
   @inline(__always)
   func mergePieces(
     policy: CountingPolicy, resolved: ResolvedRanking, bins: ArraySlice<MergeBin>, blocks: BlocksByStart,
-    combinesAlike: Bool = false, owned: (Int, StoredSample) -> Void = { _, _ in },
-    _ sink: (MergedPiece) -> Void
+    combinesAlike: Bool = false, itemLimit: Int = MergeItems.defaultLimit,
+    owned: (Int, StoredSample) -> Void = { _, _ in }, _ sink: (MergedPiece) -> Void
   ) {
     let sourceCount = resolved.sourceCount
     guard sourceCount > 0, count > 0 else { return }
@@ -141,12 +142,64 @@ extension SampleLog {
     var work = MergeWork(
       items: MergeItems(
         capacity: min(count, 2 * MergeBin.targetSamples), groupCount: groups.groupCount,
-        combinesAlike: combinesAlike))
+        combinesAlike: combinesAlike, limit: itemLimit))
     defer { work.items.deallocate() }
     for bin in bins {
       gatherer.gather(bin, groups: groups, into: &work, owned: owned)
+      if _slowPath(work.items.overflowed) {
+        mergeInPasses(
+          bin, windowEnd: work.windowEnd, gatherer: gatherer, groups: groups, resolved: resolved, sink)
+        continue
+      }
       work.sortGroups(groupCount: groups.groupCount)
       merge(work, groups: groups, resolved: resolved, sink)
+    }
+  }
+
+  /// Merges a bin whose samples are too many to keep (``MergeItems/overflowed``:
+  /// samples sharing a start instant, which no span of time tells apart),
+  /// reading them again for each pass instead of keeping them.
+  ///
+  /// The first pass takes each group's union of intervals (small however
+  /// many samples share a start: they overlap); then, for each kind, the
+  /// sources are walked from the highest rank down, as ``merge(_:groups:resolved:_:)``
+  /// walks them, and each source that owns samples here takes one more pass
+  /// that hands out its owned samples' pieces against the union of the
+  /// sources above it. The pieces are the ones the bin would give merged at
+  /// once; a source's come in the log's order rather than by start.
+  @inline(never)
+  private func mergeInPasses(
+    _ bin: MergeBin, windowEnd: Int64, gatherer: BinGatherer, groups: MergeGroups, resolved: ResolvedRanking,
+    _ sink: (MergedPiece) -> Void
+  ) {
+    var unions = [IntervalUnion](repeating: IntervalUnion(), count: groups.groupCount)
+    var owns = [Bool](repeating: false, count: groups.groupCount)
+    gatherer.visit(bin, windowEnd: windowEnd, groups: groups) { _, sample, group, owned in
+      if owned { owns[Int(group)] = true }
+      if sample.startMs != sample.endMs { unions[Int(group)].insert(sample.startMs, sample.endMs) }
+    }
+    let sourceCount = resolved.sourceCount
+    for kind in QuantityKind.allCases {
+      let ranking = resolved[kind]
+      var covered: [Interval] = []
+      for rank in 0..<sourceCount {
+        let group = Int(kind.rawValue) * sourceCount + rank
+        if owns[group] {
+          let source = ranking.sourceOfRank[rank]
+          covered.withUnsafeBufferPointer { covered in
+            gatherer.visit(bin, windowEnd: windowEnd, groups: groups) { index, sample, sampleGroup, owned in
+              guard owned, Int(sampleGroup) == group else { return }
+              let item = gatherer.item(sample, index: index, group: sampleGroup, owned: true)
+              // The first covered interval that ends after the sample's start.
+              let firstOpen = covered.firstIndex(whereKey: \.end, isNotBelow: sample.startMs &+ 1)
+              item.emitPieces(covered: covered, from: firstOpen, kind: kind, source: source, sink)
+            }
+          }
+        }
+        if !unions[group].intervals.isEmpty {
+          covered = unions[group].intervals.withUnsafeBufferPointer { Interval.union(covered, $0) }
+        }
+      }
     }
   }
 
@@ -215,48 +268,94 @@ extension SampleLog {
               let start = sample.startMs
               let end = sample.endMs
               while firstOpen < covered.count && covered[firstOpen].end <= start { firstOpen += 1 }
-              if start == end {
-                // An instant counts whole when it lies outside `covered`.
-                if sample.isOwned && (firstOpen == covered.count || covered[firstOpen].start > start) {
-                  sink(sample.piece(start, end, sample.value, kind: kind, source: source))
-                }
-                continue
-              }
-              extendUnion(start, end)
+              if start != end { extendUnion(start, end) }
               guard sample.isOwned else { continue }
-              if firstOpen == covered.count || covered[firstOpen].start >= end {
-                // Nothing covers it (the common case): its value whole, unscaled.
-                sink(sample.piece(start, end, sample.value, kind: kind, source: source))
-                continue
-              }
-              // The uncovered pieces of [start, end), in order.
-              let valuePerMs = sample.value / Double(end - start)
-              var pieceStart = start
-              var next = firstOpen
-              while next < covered.count && covered[next].start < end {
-                // The stretch before this covered interval is uncovered.
-                let cover = covered[next]
-                if cover.start > pieceStart {
-                  sink(
-                    sample.piece(
-                      pieceStart, cover.start, Double(cover.start - pieceStart) * valuePerMs,
-                      kind: kind, source: source))
-                }
-                pieceStart = max(pieceStart, cover.end)
-                if pieceStart >= end { break }
-                next += 1
-              }
-              if pieceStart < end {
-                // A sample nothing covers carries its value exactly, unscaled.
-                let value = pieceStart == start ? sample.value : Double(end - pieceStart) * valuePerMs
-                sink(sample.piece(pieceStart, end, value, kind: kind, source: source))
-              }
+              sample.emitPieces(covered: covered, from: firstOpen, kind: kind, source: source, sink)
             }
           }
           covered = Interval.union(covered, UnsafeBufferPointer(start: sourceUnion, count: unionCount))
         }
       }
     }
+  }
+}
+
+extension MergeItem {
+  /// Hands `sink` the pieces of this owned sample outside `covered` (sorted,
+  /// disjoint intervals of the sources above its own), `firstOpen` being
+  /// the first of them that ends after its start: an instant whole when it
+  /// lies outside them, an interval's uncovered stretches in order, each
+  /// with its share of the value.
+  @inline(__always)
+  func emitPieces(
+    covered: UnsafeBufferPointer<Interval>, from firstOpen: Int, kind: QuantityKind, source: Int,
+    _ sink: (MergedPiece) -> Void
+  ) {
+    let start = startMs
+    let end = endMs
+    if start == end {
+      // An instant counts whole when it lies outside `covered`.
+      if firstOpen == covered.count || covered[firstOpen].start > start {
+        sink(piece(start, end, value, kind: kind, source: source))
+      }
+      return
+    }
+    if firstOpen == covered.count || covered[firstOpen].start >= end {
+      // Nothing covers it (the common case): its value whole, unscaled.
+      sink(piece(start, end, value, kind: kind, source: source))
+      return
+    }
+    // The uncovered pieces of [start, end), in order.
+    let valuePerMs = value / Double(end - start)
+    var pieceStart = start
+    var next = firstOpen
+    while next < covered.count && covered[next].start < end {
+      // The stretch before this covered interval is uncovered.
+      let cover = covered[next]
+      if cover.start > pieceStart {
+        sink(
+          piece(
+            pieceStart, cover.start, Double(cover.start - pieceStart) * valuePerMs, kind: kind, source: source
+          ))
+      }
+      pieceStart = max(pieceStart, cover.end)
+      if pieceStart >= end { break }
+      next += 1
+    }
+    if pieceStart < end {
+      // A sample nothing covers carries its value exactly, unscaled.
+      let value = pieceStart == start ? self.value : Double(end - pieceStart) * valuePerMs
+      sink(piece(pieceStart, end, value, kind: kind, source: source))
+    }
+  }
+}
+
+/// The union of intervals added in any order, kept as sorted, disjoint
+/// intervals (touching ones joined); adding one that starts at or after the
+/// last one's start, the usual case, costs no search.
+struct IntervalUnion {
+  private(set) var intervals: [Interval] = []
+
+  /// Adds `[start, end)`.
+  mutating func insert(_ start: Int64, _ end: Int64) {
+    if let last = intervals.last, start >= last.start {
+      if start <= last.end {
+        if end > last.end { intervals[intervals.count - 1].end = end }
+      } else {
+        intervals.append(Interval(start: start, end: end))
+      }
+      return
+    }
+    // The intervals that overlap or touch it become one.
+    let low = intervals.firstIndex(whereKey: \.end, isNotBelow: start)
+    var high = low
+    while high < intervals.count && intervals[high].start <= end { high += 1 }
+    guard low < high else {
+      intervals.insert(Interval(start: start, end: end), at: low)
+      return
+    }
+    let joined = Interval(start: min(start, intervals[low].start), end: max(end, intervals[high - 1].end))
+    intervals.replaceSubrange(low..<high, with: CollectionOfOne(joined))
   }
 }
 

@@ -49,14 +49,24 @@ extension SampleLog {
 
   /// ``tally(_:threads:)`` merging spans of about `samplesPerBin` samples at
   /// a time, in `parts` parts (fewer when there are fewer spans).
-  func tally(_ options: CountingOptions, samplesPerBin: Int, parts: Int, threads: Int) -> Tally {
-    tally(options, bins: store.mergeBins(targetSamples: samplesPerBin), parts: parts, threads: threads)
+  /// With `itemLimit`, a bin that gathers more samples than that is merged in
+  /// passes (tests set it low, so that small cases take that path).
+  func tally(
+    _ options: CountingOptions, samplesPerBin: Int, parts: Int, threads: Int,
+    itemLimit: Int = MergeItems.defaultLimit
+  ) -> Tally {
+    tally(
+      options, bins: store.mergeBins(targetSamples: samplesPerBin), parts: parts, threads: threads,
+      itemLimit: itemLimit)
   }
 
   /// ``tally(_:threads:)`` over the given spans (tests place their edges
   /// where they choose), in `parts` parts of as many consecutive spans each
   /// as can be (fewer parts when there are fewer spans).
-  func tally(_ options: CountingOptions, bins: [MergeBin], parts: Int, threads: Int) -> Tally {
+  func tally(
+    _ options: CountingOptions, bins: [MergeBin], parts: Int, threads: Int,
+    itemLimit: Int = MergeItems.defaultLimit
+  ) -> Tally {
     precondition(bins.first?.lower == .min && bins.last?.upper == .max, "bins must cover all time")
     let resolved = ResolvedRanking(log: self, ranking: options.ranking)
     let geometry = BucketGeometry(unit: options.unit, dayStartMs: options.dayStart.milliseconds)
@@ -69,7 +79,7 @@ extension SampleLog {
       width: options.includesSourceBreakdown ? 2 * resolved.sourceCount : 0,
       lowestOffsetMs: zone.map { $0.offsets.min() ?? 0 } ?? -bound,
       highestOffsetMs: zone.map { $0.offsets.max() ?? 0 } ?? bound, blocks: BlocksByStart(store.blocks),
-      hourSlots: Self.hourSlots(options.dayStart))
+      hourSlots: Self.hourSlots(options.dayStart), itemLimit: itemLimit)
     let partCount = max(1, min(parts, bins.count))
     let partBins = (0..<partCount).map { part in
       bins[(part * bins.count / partCount)..<((part + 1) * bins.count / partCount)]
@@ -295,7 +305,7 @@ extension SampleLog {
         // branch per piece.
         mergePieces(
           policy: plan.options.policy, resolved: plan.resolved, bins: bins, blocks: plan.blocks,
-          combinesAlike: counted == nil,
+          combinesAlike: counted == nil, itemLimit: plan.itemLimit,
           owned: { index, p in
             let source = Int(originSource[Int(p.origin)])
             let isSteps = p.kind == .steps

@@ -15,4 +15,6 @@ struct TallyPlan {
   /// Hour-long slots from the day start (local clock hours when the day
   /// starts on the hour): the unit of ``Tally/Bucket/hoursWithData``.
   let hourSlots: BucketGeometry
+  /// The most samples a merge bin keeps before it is merged in passes.
+  let itemLimit: Int
 }
