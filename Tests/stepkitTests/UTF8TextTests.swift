@@ -71,4 +71,28 @@ struct UTF8TextTests {
       #expect(CSVFormatter.format(tally, export: "p,1") == rows.map { "\"p,1\"," + $0 + ",\n" }.joined())
     }
   }
+
+  @Test("steps in every format are written in pieces of about 64 KiB that add up to the whole output")
+  func writtenInPieces() throws {
+    // Two years of hours: 17,000 and more rows, each format tens of pieces long.
+    let (_, tally) = sampleTally(
+      CountingOptions(unit: .hour, from: LocalDate("2025-01-01"), to: LocalDate("2026-12-31")))
+    #expect(tally.buckets.count > 17_000)
+    let writers: [(String, ((String) -> Void) -> Void)] = [
+      (CSVFormatter.format(tally), { CSVFormatter.write(tally, to: $0) }),
+      (JSONFormatter.steps(tally, export: "e"), { JSONFormatter.writeSteps(tally, export: "e", to: $0) }),
+      (TableFormatter.steps(tally, rule: nil), { TableFormatter.writeSteps(tally, rule: nil, to: $0) }),
+    ]
+    for (whole, write) in writers {
+      var pieces: [String] = []
+      write { pieces.append($0) }
+      #expect(pieces.count > 10)
+      #expect(pieces.allSatisfy { $0.utf8.count < CSVFormatter.pieceBytes + 4096 })
+      #expect(pieces.joined() == whole)
+    }
+    // The whole texts against rows made here: the table's lines all as wide as its rules.
+    let table = TableFormatter.steps(tally, rule: nil).split(separator: "\n")
+    #expect(table.count == tally.buckets.count + 4)
+    #expect(Set(table.map { TextFormatting.displayWidth(String($0)) }).count == 1)
+  }
 }

@@ -257,7 +257,7 @@ extension Cohort {
       guard case .counted(let tally, _, _, _, _) = outcome else { return }
       switch (format, rows) {
       case (.csv, .steps):
-        console.output(CSVFormatter.format(tally, rule: settings.validDay, export: member.id))
+        CSVFormatter.write(tally, rule: settings.validDay, export: member.id, to: console.output)
       case (.csv, .sources): console.output(CSVFormatter.sources(tally, export: member.id))
       case (_, .steps):
         console.output(

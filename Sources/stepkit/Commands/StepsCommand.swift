@@ -49,7 +49,13 @@ struct StepsCommand: RowsCommand {
     if !settings.quiet, let note = Self.emptyNote(tally, sampleCount: log.count, export: settings.export) {
       console.error(note)
     }
-    console.output(Self.render(tally, format: format, export: settings.export, settings: settings))
+    // Row after row, a piece at a time: 34 years of hours are never one text.
+    switch format {
+    case .csv: CSVFormatter.write(tally, rule: settings.validDay, to: console.output)
+    case .json:
+      JSONFormatter.writeSteps(tally, export: settings.export, rule: settings.validDay, to: console.output)
+    case .table: TableFormatter.writeSteps(tally, rule: settings.givenValidDay, to: console.output)
+    }
   }
 
   /// Why nothing was printed, when nothing was: no samples at all, or a
@@ -58,16 +64,5 @@ struct StepsCommand: RowsCommand {
     guard tally.buckets.isEmpty else { return nil }
     guard sampleCount > 0 else { return "stepkit: no step or distance samples in \(export)\n" }
     return "stepkit: no samples between --from and --to; leave them out to see every day of the export\n"
-  }
-
-  /// The tally in `format`.
-  static func render(_ tally: Tally, format: OutputFormat, export: String, settings: CountingArguments)
-    -> String
-  {
-    switch format {
-    case .table: return TableFormatter.steps(tally, rule: settings.givenValidDay)
-    case .csv: return CSVFormatter.format(tally, rule: settings.validDay)
-    case .json: return JSONFormatter.steps(tally, export: export, rule: settings.validDay)
-    }
   }
 }

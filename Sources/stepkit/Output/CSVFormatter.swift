@@ -15,12 +15,29 @@ enum CSVFormatter {
   /// sources that added counted steps in a last one. `valid` is `true` or
   /// `false` by `rule` for days, empty for other buckets.
   static func format(_ tally: Tally, rule: ValidDayRule = .default, export: String? = nil) -> String {
+    var whole = ""
+    write(tally, rule: rule, export: export) { whole += $0 }
+    return whole
+  }
+
+  /// The bytes of text ``write(_:rule:export:to:)`` hands over at a time.
+  static let pieceBytes = 1 << 16
+
+  /// ``format(_:rule:export:)`` handed to `emit` about ``pieceBytes`` at a
+  /// time, so that a tally of many rows (34 years of hours) is never held as
+  /// one text as well.
+  static func write(
+    _ tally: Tally, rule: ValidDayRule = .default, export: String? = nil, to emit: (String) -> Void
+  ) {
     let prefix = export.map { field($0) + "," }
-    // A row is at most about 80 bytes plus the export id (and the sources).
-    var text = UTF8Text(reservingCapacity: (tally.buckets.count + 1) * (80 + (prefix?.utf8.count ?? 0)))
+    var text = UTF8Text(reservingCapacity: pieceBytes + 1024)
     if prefix == nil { text.append(header + "\n") }
     let unit = tally.options.unit
     for bucket in tally.buckets {
+      if text.bytes.count >= pieceBytes {
+        emit(text.string)
+        text.removeAll()
+      }
       if let prefix { text.append(prefix) }
       text.appendLabel(of: bucket, unit: unit)
       text.append(ascii: ",")
@@ -41,7 +58,7 @@ enum CSVFormatter {
       }
       text.append(ascii: "\n")
     }
-    return text.string
+    if !text.bytes.isEmpty { emit(text.string) }
   }
 
   /// The header of `stepkit sources --format csv`.

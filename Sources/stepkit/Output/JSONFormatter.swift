@@ -6,21 +6,40 @@ enum JSONFormatter {
   /// per bucket), `totals`, for days the `summary` (as `stepkit summary`),
   /// `sources` and `invalid`.
   static func steps(_ tally: Tally, export: String, rule: ValidDayRule = .default) -> String {
+    var whole = ""
+    writeSteps(tally, export: export, rule: rule) { whole += $0 }
+    return whole
+  }
+
+  /// ``steps(_:export:rule:)`` handed to `emit` a piece at a time: the days
+  /// (one flat object each, all on one line, as ``JSONValue/rendered(indent:)``
+  /// writes an array of flat objects) are rendered one by one, about 64 KiB
+  /// at a time, so that 34 years of hours are never one tree or one text.
+  static func writeSteps(
+    _ tally: Tally, export: String, rule: ValidDayRule = .default, to emit: (String) -> Void
+  ) {
     let breakdown = tally.options.includesSourceBreakdown
-    let days = tally.buckets.map {
-      bucket(
-        bucket: $0, unit: tally.options.unit, rule: rule,
-        sources: breakdown ? tally.stepContributors(of: $0) : nil)
+    emit("{\n  \"options\": " + options(tally.options, export: export, rule: rule).rendered(indent: 2))
+    var text = ",\n  \"days\": ["
+    for (index, day) in tally.buckets.enumerated() {
+      if index > 0 { text += ", " }
+      text += bucket(
+        bucket: day, unit: tally.options.unit, rule: rule,
+        sources: breakdown ? tally.stepContributors(of: day) : nil
+      ).rendered()
+      if text.utf8.count >= CSVFormatter.pieceBytes {
+        emit(text)
+        text = ""
+      }
     }
-    let object = JSONValue.object([
-      ("options", options(tally.options, export: export, rule: rule)),
-      ("days", .array(days)),
+    emit(text + "]")
+    let rest: [(String, JSONValue)] = [
       ("totals", totals(tally)),
       ("summary", summary(tally, rule: rule)),
       ("sources", .array(tally.sources.map(source))),
       ("invalid", invalid(tally.invalid)),
-    ])
-    return object.rendered() + "\n"
+    ]
+    emit(rest.map { ",\n  " + JSONValue.quoted($0.0) + ": " + $0.1.rendered(indent: 2) }.joined() + "\n}\n")
   }
 
   /// `stepkit sources --format json`: the options used, `sources` and `invalid`.

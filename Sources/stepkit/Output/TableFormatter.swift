@@ -11,6 +11,16 @@ enum TableFormatter {
   /// The buckets with their hours with data, and with `rule` (days only)
   /// whether each day is valid.
   static func steps(_ tally: Tally, rule: ValidDayRule?) -> String {
+    var whole = ""
+    writeSteps(tally, rule: rule) { whole += $0 }
+    return whole
+  }
+
+  /// ``steps(_:rule:)`` handed to `emit` about 64 KiB at a time: each row's
+  /// cells are made twice, once to measure the columns and once to write
+  /// them, rather than kept, so that 34 years of hours are never one table
+  /// of strings.
+  static func writeSteps(_ tally: Tally, rule: ValidDayRule?, to emit: (String) -> Void) {
     let unit = tally.options.unit
     let dateHeader: String
     switch unit {
@@ -20,31 +30,46 @@ enum TableFormatter {
     case .month: dateHeader = "month"
     }
     let days = unit == .day && rule != nil
-    var rows: [[String]] = [
-      [dateHeader, "steps", "km", "raw steps", "hand-typed", "hours"] + (days ? ["valid"] : [])
-    ]
-    for bucket in tally.buckets {
-      rows.append(
-        cells(bucket, label: bucket.label(unit: unit))
-          + (days ? [rule?.isValid(bucket) == true ? "yes" : "no"] : []))
+    let header = [dateHeader, "steps", "km", "raw steps", "hand-typed", "hours"] + (days ? ["valid"] : [])
+    func row(_ bucket: Tally.Bucket) -> [String] {
+      cells(bucket, label: bucket.label(unit: unit))
+        + (days ? [rule?.isValid(bucket) == true ? "yes" : "no"] : [])
     }
     // The total row adds up the rows as printed (COUNTING.md, "Rounding"), km as hundredths.
-    let total = tally.roundedTotal
+    let rounded = tally.roundedTotal
     let totalHundredths = tally.buckets.reduce(Int64(0)) {
       RoundedTotals.adding($0, TextFormatting.hundredths(ofMetres: $1.roundedDistanceMeters))
     }
-    let validCount = tally.buckets.filter { rule?.isValid($0) == true }.count
-    rows.append(
+    let validCount = tally.buckets.reduce(0) { $0 + (rule?.isValid($1) == true ? 1 : 0) }
+    let total =
       [
-        "total", TextFormatting.grouped(total.steps), TextFormatting.kilometres(hundredths: totalHundredths),
-        TextFormatting.grouped(total.rawSteps), TextFormatting.grouped(total.manualSteps),
+        "total", TextFormatting.grouped(rounded.steps), TextFormatting.kilometres(hundredths: totalHundredths),
+        TextFormatting.grouped(rounded.rawSteps), TextFormatting.grouped(rounded.manualSteps),
         TextFormatting.grouped(Int64(tally.buckets.reduce(0) { $0 + $1.hoursWithData })),
-      ] + (days ? ["\(validCount)"] : []))
-    var lines = TextFormatting.columns(rows, rightAligned: [false, true, true, true, true, true, true])
-    let width = lines.map(TextFormatting.displayWidth).max() ?? 0
-    lines.insert(String(repeating: "─", count: width), at: 1)
-    lines.insert(String(repeating: "─", count: width), at: lines.count - 1)
-    return lines.joined(separator: "\n") + "\n"
+      ] + (days ? ["\(validCount)"] : [])
+    var widths = header.map(TextFormatting.displayWidth)
+    func measure(_ cells: [String]) {
+      for (index, cell) in cells.enumerated() {
+        widths[index] = max(widths[index], TextFormatting.displayWidth(cell))
+      }
+    }
+    for bucket in tally.buckets { measure(row(bucket)) }
+    measure(total)
+    let rightAligned = [false, true, true, true, true, true, true]
+    func line(_ cells: [String]) -> String {
+      TextFormatting.line(cells, widths: widths, rightAligned: rightAligned) + "\n"
+    }
+    // Every line has every column, each padded to its width (the last is right-aligned).
+    let rule = String(repeating: "─", count: widths.reduce(0, +) + 2 * (widths.count - 1)) + "\n"
+    var text = line(header) + rule
+    for bucket in tally.buckets {
+      text += line(row(bucket))
+      if text.utf8.count >= CSVFormatter.pieceBytes {
+        emit(text)
+        text = ""
+      }
+    }
+    emit(text + rule + line(total))
   }
 
   private static func cells(_ bucket: Tally.Bucket, label: String) -> [String] {

@@ -124,15 +124,19 @@ enum TextFormatting {
     for row in rows {
       for (index, cell) in row.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) }
     }
-    return rows.map { row in
-      var cells: [String] = []
-      for (index, cell) in row.enumerated() {
-        let right = index < rightAligned.count && rightAligned[index]
-        let isLast = index == row.count - 1
-        cells.append(right ? padLeft(cell, widths[index]) : (isLast ? cell : padRight(cell, widths[index])))
-      }
-      return cells.joined(separator: separator)
+    return rows.map { line($0, widths: widths, rightAligned: rightAligned, separator: separator) }
+  }
+
+  /// One line of ``columns(_:rightAligned:separator:)``: each cell padded to
+  /// its column's width, but a left-aligned last one.
+  static func line(_ row: [String], widths: [Int], rightAligned: [Bool], separator: String = "  ") -> String {
+    var cells: [String] = []
+    for (index, cell) in row.enumerated() {
+      let right = index < rightAligned.count && rightAligned[index]
+      let isLast = index == row.count - 1
+      cells.append(right ? padLeft(cell, widths[index]) : (isLast ? cell : padRight(cell, widths[index])))
     }
+    return cells.joined(separator: separator)
   }
 
   /// An instant as ISO 8601 in UTC: `2026-11-29T00:30:00Z`.

@@ -17,6 +17,11 @@ struct UTF8Text {
   /// The text as a `String`.
   var string: String { String(decoding: bytes, as: UTF8.self) }
 
+  /// Empties the text, keeping its room.
+  mutating func removeAll() {
+    bytes.removeAll(keepingCapacity: true)
+  }
+
   mutating func append(_ text: String) {
     bytes.append(contentsOf: text.utf8)
   }
