@@ -43,7 +43,8 @@ enum TableFormatter {
     let validCount = tally.buckets.reduce(0) { $0 + (rule?.isValid($1) == true ? 1 : 0) }
     let total =
       [
-        "total", TextFormatting.grouped(rounded.steps), TextFormatting.kilometres(hundredths: totalHundredths),
+        "total", TextFormatting.grouped(rounded.steps),
+        TextFormatting.kilometres(hundredths: totalHundredths),
         TextFormatting.grouped(rounded.rawSteps), TextFormatting.grouped(rounded.manualSteps),
         TextFormatting.grouped(Int64(tally.buckets.reduce(0) { $0 + $1.hoursWithData })),
       ] + (days ? ["\(validCount)"] : [])
