@@ -24,7 +24,7 @@ public class HKObserverQuery: HKQuery {
     {
       let box = Unchecked(self)
       let completion = simulation.beginObserverDelivery()
-      simulation.handlerQueue.async { box.value.updateHandler(box.value, completion, error) }
+      simulation.runHandler(observer: true) { box.value.updateHandler(box.value, completion, error) }
       return
     }
     simulation.register(self)
@@ -37,7 +37,7 @@ public class HKObserverQuery: HKQuery {
   func notify(in simulation: HealthStoreSimulation) {
     let box = Unchecked(self)
     let completion = simulation.beginObserverDelivery()
-    simulation.handlerQueue.async { box.value.updateHandler(box.value, completion, nil) }
+    simulation.runHandler(observer: true) { box.value.updateHandler(box.value, completion, nil) }
   }
 }
 

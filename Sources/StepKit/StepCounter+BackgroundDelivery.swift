@@ -11,11 +11,22 @@ extension StepCounter {
   /// It executes the observer query at once (HealthKit delivers a background
   /// relaunch only to observers registered during launch), enables
   /// background delivery, and for every change HealthKit reports fetches
-  /// today's count (``todaySteps()``, with the counter's strategy), awaits
-  /// `onUpdate`, and only then calls HealthKit's completion handler: exactly
-  /// once per change, on every path (also when the count cannot be read,
-  /// in which case `onUpdate` is not called and ``BackgroundDeliveryRegistration/lastError``
-  /// says why).
+  /// today's count from HealthKit alone (in the background CoreMotion's
+  /// iPhone-only count would replace the Watch's steps), awaits `onUpdate`,
+  /// and only then calls HealthKit's completion handler: exactly once per
+  /// change, on every path (also when the count cannot be read, in which
+  /// case `onUpdate` is not called and ``BackgroundDeliveryRegistration/lastError``
+  /// says why). On a locked phone it acknowledges at once and counts again
+  /// when protected data becomes available.
+  ///
+  /// The work is bounded in time: it holds a background-task assertion
+  /// (``BackgroundTime``, `ProcessInfo.performExpiringActivity`, usable in
+  /// app extensions too), and when the system says time is running out, or
+  /// after ``StepCounter/backgroundTimeLimit`` seconds, it calls HealthKit's
+  /// completion at once, cancels the task running `onUpdate`, and records
+  /// ``StepKitError/backgroundTimeExpired``. Without that, an app suspended
+  /// mid-work never calls the completion and HealthKit backs off. Keep
+  /// `onUpdate` short and make it honour task cancellation.
   ///
   /// ```swift
   /// @main
@@ -59,30 +70,47 @@ extension StepCounter {
       // again once that is fixed. A locked phone only pauses it.
       if error != .healthDatabaseLocked { ended.value = true }
     }
+    let backgroundTime = backgroundTime
     let observation = health.observeStepChanges(onError: onError) { done in
-      Task {
-        // HealthKit only: in the background CoreMotion's iPhone-only count would replace the
-        // Watch's steps. A locked phone is a pause: acknowledge now, count again on unlock.
-        let today = LocalDays.todaySoFar(at: clock.now(), calendar: calendar)
-        do {
-          let count = try await health.steps(in: today, policy: policy)
-          lastError.value = nil
-          await onUpdate(count)
-        } catch StepKitError.healthDatabaseLocked {
-          lastError.value = .healthDatabaseLocked
-          Self.onceUnlocked(clock) {
-            guard
-              let count = try? await health.steps(
-                in: LocalDays.todaySoFar(at: clock.now(), calendar: calendar), policy: policy)
-            else { return }
+      // Bounded: statistics, the merge check's sample query and onUpdate may outlast the time iOS
+      // gives; a suspended app never calls HealthKit's completion, so time running out calls it.
+      Self.boundedInBackground(
+        backgroundTime, clock: clock, reason: "StepKit: counting today's steps for HealthKit",
+        work: { inTime in
+          // HealthKit only: in the background CoreMotion's iPhone-only count would replace the
+          // Watch's steps. A locked phone is a pause: acknowledge now, count again on unlock.
+          let today = LocalDays.todaySoFar(at: clock.now(), calendar: calendar)
+          do {
+            let count = try await health.steps(in: today, policy: policy)
+            guard inTime() else { return }
             lastError.value = nil
             await onUpdate(count)
+          } catch StepKitError.healthDatabaseLocked {
+            guard inTime() else { return }
+            lastError.value = .healthDatabaseLocked
+            Self.onceUnlocked(clock) {
+              Self.boundedInBackground(
+                backgroundTime, clock: clock, reason: "StepKit: counting today's steps after unlock",
+                work: { inTime in
+                  guard
+                    let count = try? await health.steps(
+                      in: LocalDays.todaySoFar(at: clock.now(), calendar: calendar), policy: policy),
+                    inTime()
+                  else { return }
+                  lastError.value = nil
+                  await onUpdate(count)
+                },
+                finished: { expired in if expired { lastError.value = .backgroundTimeExpired } })
+            }
+          } catch {
+            guard inTime() else { return }
+            lastError.value = StepKitError.wrapping(error)
           }
-        } catch {
-          lastError.value = StepKitError.wrapping(error)
-        }
-        done()
-      }
+        },
+        finished: { expired in
+          if expired { lastError.value = .backgroundTimeExpired }
+          done()
+        })
     }
     return BackgroundDeliveryRegistration(observation: observation, state: lastError, ended: ended) {
       try await health.enableBackgroundDelivery(frequency: frequency)
@@ -106,7 +134,7 @@ extension StepCounter {
   }
 
   /// Runs `work` once, when protected data next becomes available.
-  static func onceUnlocked(_ clock: any StepClock, _ work: @escaping @Sendable () async -> Void) {
+  static func onceUnlocked(_ clock: any StepClock, _ work: @escaping @Sendable () -> Void) {
     let fired = OnceFlag()
     let holder = LockedValue<NotificationObservation?>(nil)
     let observation = NotificationObservation(
@@ -115,7 +143,7 @@ extension StepCounter {
       guard fired.claim() else { return }
       holder.value?.cancel()
       holder.value = nil
-      Task { await work() }
+      work()
     }
     holder.value = observation
   }

@@ -49,6 +49,8 @@ public final class StepCounter: Sendable {
   public let clock: any StepClock
   /// The app's Info.plist, checked before any prompt.
   public let bundle: any BundleInfo
+  /// Where background work gets its time (``registerBackgroundDelivery(frequency:onUpdate:)``).
+  public let backgroundTime: any BackgroundTime
 
   /// Creates a counter over the given sources.
   ///
@@ -67,12 +69,15 @@ public final class StepCounter: Sendable {
   ///     zone; midnight by default ("my day resets at 4 am": `DayStart("04:00")!`).
   ///   - clock: The clock; the system clock by default.
   ///   - bundle: The Info.plist; `Bundle.main` by default.
+  ///   - backgroundTime: Where background work gets its time; the system's
+  ///     (`ProcessInfo.performExpiringActivity`) by default.
   public init(
     health: (any HealthDataSource)?, motion: (any StepSource)?, strategy: Strategy = .healthKitThenMotion,
     policy: CountingPolicy = .health, calendar: Calendar = .autoupdatingCurrent,
     dayStart: DayStart = .midnight,
     clock: any StepClock = SystemClock(),
-    bundle: any BundleInfo = MainBundleInfo()
+    bundle: any BundleInfo = MainBundleInfo(),
+    backgroundTime: any BackgroundTime = SystemBackgroundTime()
   ) {
     self.health = health
     self.motion = motion
@@ -82,6 +87,7 @@ public final class StepCounter: Sendable {
     self.dayStart = dayStart
     self.clock = clock
     self.bundle = bundle
+    self.backgroundTime = backgroundTime
   }
 
   // MARK: Authorization

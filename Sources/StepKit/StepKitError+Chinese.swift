@@ -24,6 +24,7 @@ extension StepKitError {
       return key == InfoPlistKey.healthKitEntitlement
         ? "应用未使用 HealthKit 授权（entitlement，\(key)）签名，HealthKit 拒绝所有请求。"
         : "应用未使用 \(key) 授权（entitlement）签名，HealthKit 无法在有新数据时唤醒应用。"
+    case .backgroundTimeExpired: return "系统给应用的后台运行时间已用完，步数尚未统计完成。"
     case .implausibleMeasurement(let type, let value, let unit, let plausible):
       return "\(type.name(in: .simplifiedChinese)) \(Self.format(value)) \(unit) 不合理"
         + "（应在 \(Self.format(plausible.lowerBound))–\(Self.format(plausible.upperBound)) \(unit) 之间）。"
@@ -59,6 +60,7 @@ extension StepKitError {
       return key == InfoPlistKey.healthKitEntitlement
         ? "请在 Xcode 中打开应用目标的“Signing & Capabilities”标签页，添加 HealthKit 功能。"
         : "请在 Xcode 中打开应用目标的“Signing & Capabilities”标签页，勾选 HealthKit 下的“Background Delivery”。"
+    case .backgroundTimeExpired: return "无需操作：下一次后台更新或打开应用时会重新统计。"
     case .implausibleMeasurement: return "请检查数值及其单位。"
     case .invalidInterval: return "请传入结束时间不早于开始时间的区间。"
     case .sourceNotConfigured: return "请为 StepCounter 提供其策略所需的步数来源。"

@@ -22,6 +22,7 @@ extension StepKitError {
       return "儲存「\(type.name(in: .traditionalChinese))」失敗（HealthKit 錯誤 \(code)）：\(message)"
     case .backgroundDeliveryFailed(let code, let message):
       return "啟用背景更新失敗（HealthKit 錯誤 \(code)）：\(message)"
+    case .backgroundTimeExpired: return "系統給 App 的背景執行時間已用完，步數尚未統計完成。"
     case .implausibleMeasurement(let type, let value, let unit, let plausible):
       return "\(type.name(in: .traditionalChinese)) \(Self.format(value)) \(unit) 不合理"
         + "（應在 \(Self.format(plausible.lowerBound))–\(Self.format(plausible.upperBound)) \(unit) 之間）。"
@@ -57,6 +58,7 @@ extension StepKitError {
     case .missingUsageDescription(let key): return "請在 App 目標的 Info.plist 中加入 \(key)，並說明 App 為何需要這些資料。"
     case .queryFailed, .backgroundDeliveryFailed: return "請稍後再試。如果問題持續發生，請檢查 \(health) > 本 App。"
     case .saveFailed: return "請確認已在 \(health) > 本 App 中允許寫入，然後再試一次。"
+    case .backgroundTimeExpired: return "無需操作：下一次背景更新或開啟 App 時會重新統計。"
     case .implausibleMeasurement: return "請檢查數值及其單位。"
     case .invalidInterval: return "請傳入結束時間不早於開始時間的區間。"
     case .sourceNotConfigured: return "請為 StepCounter 提供其策略所需的步數來源。"

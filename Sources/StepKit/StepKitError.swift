@@ -48,6 +48,12 @@ public enum StepKitError: Error, Equatable, Hashable, Sendable {
   /// characteristic read (or background-delivery request). The fix is in
   /// Xcode's Signing & Capabilities tab, not on the device.
   case missingEntitlement(key: String)
+  /// The time iOS gives an app in the background ran out before today's
+  /// count was read and handed to `onUpdate` (background delivery): StepKit
+  /// called HealthKit's completion handler rather than leave it uncalled when
+  /// the app is suspended. The next delivery, or the app in the foreground,
+  /// counts again.
+  case backgroundTimeExpired
   /// A measurement to save is not plausible for `type`: `value` (in `unit`)
   /// lies outside `plausible`, or is not a finite positive number.
   case implausibleMeasurement(HealthDataType, value: Double, unit: String, plausible: ClosedRange<Double>)
@@ -139,6 +145,7 @@ extension StepKitError: CustomNSError {
     case .saveFailed: return 109
     case .backgroundDeliveryFailed: return 110
     case .missingEntitlement: return 111
+    case .backgroundTimeExpired: return 112
     case .implausibleMeasurement: return 201
     case .invalidInterval: return 202
     case .sourceNotConfigured: return 203
@@ -234,6 +241,8 @@ extension StepKitError {
       return key == InfoPlistKey.healthKitEntitlement
         ? "The app is not signed with the HealthKit entitlement (\(key)), so HealthKit refuses every request."
         : "The app is not signed with the \(key) entitlement, so HealthKit cannot wake it for new data."
+    case .backgroundTimeExpired:
+      return "The time the system gives the app in the background ran out before the steps were counted."
     case .implausibleMeasurement(let type, let value, let unit, let plausible):
       return "\(type.name(in: .english)) of \(Self.format(value)) \(unit) is not plausible "
         + "(expected \(Self.format(plausible.lowerBound))–\(Self.format(plausible.upperBound)) \(unit))."
@@ -279,6 +288,8 @@ extension StepKitError {
         ? "In Xcode, open the app target's Signing & Capabilities tab and add the HealthKit capability."
         : "In Xcode, open the app target's Signing & Capabilities tab and tick Background Delivery "
           + "under HealthKit."
+    case .backgroundTimeExpired:
+      return "Nothing to do: the next background delivery, or opening the app, counts again."
     case .implausibleMeasurement: return "Check the value and its unit."
     case .invalidInterval: return "Pass an interval whose end is not before its start."
     case .sourceNotConfigured: return "Create the StepCounter with the source its strategy needs."

@@ -120,6 +120,13 @@ public final class HealthStoreSimulation: @unchecked Sendable {
       HealthStoreSimulation.shareUsageDescription, HealthStoreSimulation.updateUsageDescription,
     ]
     var unshareableTypes: Set<String> = [HKQuantityTypeIdentifier.appleExerciseTime.rawValue]
+    var grantsBackgroundTime = true
+    var expiringActivities: [UInt64: @Sendable (Bool) -> Void] = [:]
+    var activityCount: UInt64 = 0
+    var activityWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    var isSuspended = false
+    var holdsAnswers = false
+    var heldHandlers: [(observer: Bool, handler: @Sendable () -> Void)] = []
   }
 
   private let lock = NSLock()
@@ -140,6 +147,7 @@ public final class HealthStoreSimulation: @unchecked Sendable {
   // of one line each, alike on purpose (as in `SimulatedStepSource` and
   // `PedometerSimulator`): a key-path subscript would save no line and hide
   // which fields tests may change, and every control keeps its own documentation.
+  // Not shared with SimulatedStepSource's: the stand-in plays HealthKit and may share no code with StepKit.
 
   /// How the person will answer the prompt, per type identifier (raw value).
   public var answers: [String: Answer] {
@@ -481,7 +489,7 @@ public final class HealthStoreSimulation: @unchecked Sendable {
   ) {
     let result = readError(for: type, deviceSupported: deviceSupported).map { .failure($0) } ?? read()
     let box = Unchecked((query, result))
-    handlerQueue.async {
+    runHandler {
       switch box.value.1 {
       case .success(let answer): deliver(box.value.0, answer, nil)
       case .failure(let error): deliver(box.value.0, nil, error)

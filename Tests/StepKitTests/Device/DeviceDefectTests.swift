@@ -9,15 +9,12 @@
   /// values worked out by hand from what the stand-in's device does.
   @Suite("Defects a device shows", .timeLimit(.minutes(1)))
   struct DeviceDefectTests {
-    let day: DateInterval
-    let nine: Date
-    let ten: Date
+    let fixture: DeviceFixture
+    var day: DateInterval { fixture.day }
+    var nine: Date { fixture.nine }
+    var ten: Date { fixture.ten }
 
-    init() throws {
-      day = try HealthFixture.interval("2026-11-29T00:00:00+08:00", "2026-11-30T00:00:00+08:00")
-      nine = try HealthFixture.date("2026-11-29T09:00:00+08:00")
-      ten = try HealthFixture.date("2026-11-29T10:00:00+08:00")
-    }
+    init() throws { fixture = try DeviceFixture() }
 
     @Test(
       "the typed-in filter keeps samples without the key, even where NOT of a metadata match drops them",

@@ -6,26 +6,14 @@
 
   @Suite("HealthKit's merge, checked against StepKit's")
   struct MergeCheckTests {
-    let day: DateInterval
-    let nine: Date
-    let ten: Date
+    let fixture: DeviceFixture
+    var day: DateInterval { fixture.day }
+    var nine: Date { fixture.nine }
+    var ten: Date { fixture.ten }
 
-    init() throws {
-      day = try HealthFixture.interval("2026-11-29T00:00:00+08:00", "2026-11-30T00:00:00+08:00")
-      nine = try HealthFixture.date("2026-11-29T09:00:00+08:00")
-      ten = try HealthFixture.date("2026-11-29T10:00:00+08:00")
-    }
+    init() throws { fixture = try DeviceFixture() }
 
-    /// A store reproducing the reported inflation, with an iPhone and a Watch recording the same walk.
-    func inflatingStore(checks: Bool = true) -> HealthFixture.Store {
-      let store = HealthFixture.Store(checksHealthKitMerge: checks)
-      store.simulation.inflatesFilteredStatistics = true
-      store.simulation.add(steps: 1000, from: nine, to: ten, origin: .appleWatch)
-      store.simulation.add(steps: 800, from: nine, to: ten, origin: .iPhone)
-      store.simulation.add(meters: 700, from: nine, to: ten, origin: .appleWatch)
-      store.simulation.add(meters: 600, from: nine, to: ten, origin: .iPhone)
-      return store
-    }
+    func inflatingStore(checks: Bool = true) -> HealthFixture.Store { fixture.inflatingStore(checks: checks) }
 
     @Test("the stand-in's mode reproduces the report: a metadata filter makes statistics add sources up")
     func standInReproducesInflation() async throws {

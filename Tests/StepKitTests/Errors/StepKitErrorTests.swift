@@ -9,7 +9,7 @@ struct StepKitErrorTests {
     .writeAccessDenied(.bodyMass), .authorizationCancelled,
     .missingUsageDescription(key: "NSHealthShareUsageDescription"),
     .queryFailed(code: 3, message: "bad"), .saveFailed(.height, code: 3, message: "bad"),
-    .backgroundDeliveryFailed(code: 4, message: "Missing entitlement"),
+    .backgroundDeliveryFailed(code: 4, message: "Missing entitlement"), .backgroundTimeExpired,
     .implausibleMeasurement(.bodyMass, value: 900, unit: "kg", plausible: 0.5...650),
     .invalidInterval(start: Date(timeIntervalSince1970: 10), end: Date(timeIntervalSince1970: 0)),
     .sourceNotConfigured(.motion), .motionNotAvailable, .motionNotAuthorized, .motionNotEntitled,

@@ -91,3 +91,48 @@ enum HealthFixture {
     ]
   }
 #endif
+
+#if canImport(HealthKitStandIn)
+  /// The day the device tests share: 29 November 2026 in Shanghai (+08:00), a walk from nine to
+  /// ten, and the stores they start from.
+  struct DeviceFixture {
+    /// The whole day.
+    let day: DateInterval
+    /// 09:00.
+    let nine: Date
+    /// 10:00.
+    let ten: Date
+    /// 12:00, "now" for counters on a manual clock.
+    let noon: Date
+    /// Gregorian, in Shanghai.
+    let calendar: Calendar
+
+    init() throws {
+      day = try HealthFixture.interval("2026-11-29T00:00:00+08:00", "2026-11-30T00:00:00+08:00")
+      nine = try HealthFixture.date("2026-11-29T09:00:00+08:00")
+      ten = try HealthFixture.date("2026-11-29T10:00:00+08:00")
+      noon = try HealthFixture.date("2026-11-29T12:00:00+08:00")
+      calendar = try HealthFixture.calendar("Asia/Shanghai")
+    }
+
+    /// A store whose Apple Watch recorded `watchSteps` from nine to ten (none when 0).
+    func store(
+      watchSteps: Double = 2000, checksHealthKitMerge: Bool = true, clock: any StepClock = SystemClock()
+    ) -> HealthFixture.Store {
+      let store = HealthFixture.Store(checksHealthKitMerge: checksHealthKitMerge, clock: clock)
+      if watchSteps > 0 { store.simulation.add(steps: watchSteps, from: nine, to: ten, origin: .appleWatch) }
+      return store
+    }
+
+    /// A store reproducing the reported inflation: a Watch and an iPhone recording the same walk
+    /// (1,000 and 800 steps, 700 and 600 metres), statistics under a metadata filter adding them up.
+    func inflatingStore(checks: Bool = true) -> HealthFixture.Store {
+      let store = self.store(watchSteps: 1000, checksHealthKitMerge: checks)
+      store.simulation.inflatesFilteredStatistics = true
+      store.simulation.add(steps: 800, from: nine, to: ten, origin: .iPhone)
+      store.simulation.add(meters: 700, from: nine, to: ten, origin: .appleWatch)
+      store.simulation.add(meters: 600, from: nine, to: ten, origin: .iPhone)
+      return store
+    }
+  }
+#endif
