@@ -23,7 +23,9 @@ extension HealthStoreSimulation {
   /// - Parameters:
   ///   - reason: What the time is for; not empty.
   ///   - block: The work; its argument says whether time ran out.
-  public func performExpiringActivity(withReason reason: String, using block: @escaping @Sendable (Bool) -> Void) {
+  public func performExpiringActivity(
+    withReason reason: String, using block: @escaping @Sendable (Bool) -> Void
+  ) {
     if reason.isEmpty {
       raise("NSInvalidArgumentException: performExpiringActivityWithReason: reason must not be empty")
       return

@@ -39,7 +39,9 @@ public struct SystemBackgroundTime: BackgroundTime {
   /// - Parameters:
   ///   - reason: What the time is for.
   ///   - block: The work; its argument says whether time ran out.
-  public func performExpiringActivity(withReason reason: String, using block: @escaping @Sendable (Bool) -> Void) {
+  public func performExpiringActivity(
+    withReason reason: String, using block: @escaping @Sendable (Bool) -> Void
+  ) {
     #if os(iOS) || os(watchOS) || os(tvOS) || os(visionOS)
       ProcessInfo.processInfo.performExpiringActivity(withReason: reason, using: block)
     #else
@@ -65,7 +67,7 @@ extension StepCounter {
     finished: @escaping @Sendable (_ expired: Bool) -> Void
   ) {
     let state = LockedValue<(done: Bool, tasks: [Task<Void, Never>])>((false, []))
-    let released = DispatchSemaphore(value: 0)
+    let released = Release()
     let finish: @Sendable (Bool) -> Void = { expired in
       let tasks: [Task<Void, Never>]? = state.update { state in
         if state.done { return nil }
@@ -98,4 +100,16 @@ extension StepCounter {
     }
     if late { deadline.cancel() }
   }
+}
+
+/// One thread waits until another lets it go; a release before the wait is kept.
+final class Release: @unchecked Sendable {
+  // A semaphore is safe to use from any thread; older SDKs do not mark it Sendable.
+  private let semaphore = DispatchSemaphore(value: 0)
+
+  /// Lets the waiting thread (or the next one to wait) go.
+  func signal() { semaphore.signal() }
+
+  /// Blocks until ``signal()``.
+  func wait() { semaphore.wait() }
 }

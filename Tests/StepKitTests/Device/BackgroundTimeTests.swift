@@ -30,18 +30,25 @@
         bundle: DictionaryBundleInfo.complete, backgroundTime: store.simulation)
     }
 
+    /// A manual clock at noon, and a store with the Watch's 2,000 steps that the app may read.
+    func authorizedStore() async throws -> (ManualClock, HealthFixture.Store) {
+      let clock = ManualClock(now: fixture.noon)
+      let store = fixture.store(clock: clock)
+      try await store.authorize()
+      return (clock, store)
+    }
+
     /// Waits (briefly, polling) until `condition` holds; whether it did.
     func eventually(_ condition: () -> Bool) async throws -> Bool {
       for _ in 0..<400 where !condition() { try await Task.sleep(nanoseconds: 5_000_000) }
       return condition()
     }
 
-    @Test("the system's notice that time runs out calls HealthKit's completion before suspension",
+    @Test(
+      "the system's notice that time runs out calls HealthKit's completion before suspension",
       arguments: Slow.allCases)
     func expiryCallsCompletion(slow: Slow) async throws {
-      let clock = ManualClock(now: fixture.noon)
-      let store = fixture.store(clock: clock)
-      try await store.authorize()
+      let (clock, store) = try await authorizedStore()
       let gate = UpdateGate()
       if slow == .statistics { store.simulation.holdsAnswers = true }
       let registration = counter(store, clock: clock).registerBackgroundDelivery { count in
@@ -68,9 +75,7 @@
 
     @Test("the counter's own deadline calls the completion when the system gives no notice")
     func deadlineCallsCompletion() async throws {
-      let clock = ManualClock(now: fixture.noon)
-      let store = fixture.store(clock: clock)
-      try await store.authorize()
+      let (clock, store) = try await authorizedStore()
       let gate = UpdateGate()
       let registration = counter(store, clock: clock).registerBackgroundDelivery { count in
         await gate.hold(count, completions: 0)
@@ -87,9 +92,7 @@
 
     @Test("no background time at all: the completion is called at once, the count is not handed on")
     func noTimeGranted() async throws {
-      let clock = ManualClock(now: fixture.noon)
-      let store = fixture.store(clock: clock)
-      try await store.authorize()
+      let (clock, store) = try await authorizedStore()
       store.simulation.grantsBackgroundTime = false
       store.simulation.holdsAnswers = true
       let deliveries = Deliveries()
@@ -104,9 +107,7 @@
 
     @Test("work done in time hands the count on, then ends the assertion")
     func inTime() async throws {
-      let clock = ManualClock(now: fixture.noon)
-      let store = fixture.store(clock: clock)
-      try await store.authorize()
+      let (clock, store) = try await authorizedStore()
       let deliveries = Deliveries()
       let registration = counter(store, clock: clock).registerBackgroundDelivery { deliveries.add($0) }
       await store.simulation.waitForObserverCompletions(1)
