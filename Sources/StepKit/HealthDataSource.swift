@@ -73,6 +73,16 @@ public protocol HealthDataSource: StepSource {
   func energyBurned(_ type: HealthDataType, in interval: DateInterval, policy: CountingPolicy) async throws
     -> EnergyAmount
 
+  /// What each source contributed to the steps in `interval` after the
+  /// merge, and its own steps before it (see ``SourceBreakdown``).
+  ///
+  /// - Parameters:
+  ///   - interval: The interval to explain.
+  ///   - policy: Which samples count.
+  /// - Returns: Each source's counted and raw steps.
+  /// - Throws: ``StepKitError``.
+  func sourceBreakdown(in interval: DateInterval, policy: CountingPolicy) async throws -> SourceBreakdown
+
   /// Starts observing new step samples (HealthKit: an `HKObserverQuery`),
   /// for background delivery.
   ///

@@ -46,6 +46,19 @@ extension StepCounter {
     deliver(on: queue, to: completion) { try await self.todaySteps() }
   }
 
+  /// Each source's counted and raw steps in `interval`; see ``sourceBreakdown(in:)``.
+  ///
+  /// - Parameters:
+  ///   - interval: The interval to explain.
+  ///   - queue: Where `completion` runs; the main queue by default.
+  ///   - completion: Called once with the breakdown or the error.
+  public func sourceBreakdown(
+    in interval: DateInterval, queue: DispatchQueue = .main,
+    completion: @escaping @Sendable (Result<SourceBreakdown, StepKitError>) -> Void
+  ) {
+    deliver(on: queue, to: completion) { try await self.sourceBreakdown(in: interval) }
+  }
+
   /// Steps in `interval`; see ``steps(in:)``.
   ///
   /// - Parameters:

@@ -188,6 +188,21 @@ public final class StepCounter: Sendable {
     return try await answer { try await $0.dailyDistance(in: interval, calendar: calendar, policy: policy) }
   }
 
+  /// What each source contributed to the steps in `interval`, under the
+  /// counter's policy: each app's and device's counted steps after the merge
+  /// and its own steps before it (see ``SourceBreakdown`` and
+  /// ``HealthKitStepSource/sourceBreakdown(in:policy:)``). HealthKit's
+  /// samples only: CoreMotion has one source, this iPhone.
+  ///
+  /// - Parameter interval: The interval to explain.
+  /// - Returns: Each source's counted and raw steps.
+  /// - Throws: ``StepKitError/sourceNotConfigured(_:)`` without a HealthKit
+  ///   source, or another ``StepKitError``.
+  public func sourceBreakdown(in interval: DateInterval) async throws -> SourceBreakdown {
+    guard let health else { throw StepKitError.sourceNotConfigured(.healthKit) }
+    return try await health.sourceBreakdown(in: interval, policy: policy)
+  }
+
   /// Today's steps, now and whenever they change, rolling over at midnight.
   ///
   /// With ``Strategy/healthKitThenMotion``, the choice between HealthKit and

@@ -168,6 +168,32 @@ public final class StepKitHealthManager: NSObject, Sendable {
       })
   }
 
+  /// What each source contributed to the steps between two dates: counted
+  /// after the merge, and its own steps before it
+  /// (see ``StepCounter/sourceBreakdown(in:)``).
+  ///
+  /// - Parameters:
+  ///   - start: The start.
+  ///   - end: The end.
+  ///   - completion: Called once on the main queue with the sources, most
+  ///     counted steps first, or an empty array and the error.
+  #if canImport(ObjectiveC)
+    @objc(sourceBreakdownFromDate:toDate:completion:)
+  #endif
+  public func sourceBreakdown(
+    from start: Date, to end: Date, completion: @escaping @Sendable ([StepKitSourceSteps], NSError?) -> Void
+  ) {
+    guard let interval = Self.interval(start, end, failing: { completion([], $0) }) else { return }
+    counter.sourceBreakdown(
+      in: interval,
+      completion: Self.bridge(completion, failure: []) { breakdown in
+        breakdown.sources.map {
+          StepKitSourceSteps(
+            name: $0.name, countedSteps: $0.roundedCountedSteps, rawSteps: $0.roundedRawSteps)
+        }
+      })
+  }
+
   /// Today's walking + running distance in metres.
   ///
   /// - Parameter completion: Called once on the main queue with the metres, or 0 and the error.
@@ -487,6 +513,34 @@ public final class StepKitDailyStepCount: NSObject, Sendable {
     self.end = end
     self.steps = steps
     self.hasData = hasData
+  }
+}
+
+/// One source's part in a total, for Objective-C (`SKSourceSteps`).
+#if canImport(ObjectiveC)
+  @objc(SKSourceSteps)
+#endif
+public final class StepKitSourceSteps: NSObject, Sendable {
+  /// The source's name as Health shows it.
+  #if canImport(ObjectiveC)
+    @objc
+  #endif
+  public let name: String
+  /// The steps it contributed after the merge, rounded.
+  #if canImport(ObjectiveC)
+    @objc
+  #endif
+  public let countedSteps: Int
+  /// Every step it recorded in the interval, before the merge, rounded.
+  #if canImport(ObjectiveC)
+    @objc
+  #endif
+  public let rawSteps: Int
+
+  init(name: String, countedSteps: Int, rawSteps: Int) {
+    self.name = name
+    self.countedSteps = countedSteps
+    self.rawSteps = rawSteps
   }
 }
 

@@ -17,6 +17,10 @@ public struct IntervalTotals: Sendable, Hashable {
   public var stepsBySource: [String: Double] = [:]
   /// The distance each source contributed after the merge, metres, by source name.
   public var distanceBySource: [String: Double] = [:]
+  /// The plain sum of each source's step samples, typed-in included, no merge, by source name.
+  public var rawStepsBySource: [String: Double] = [:]
+  /// The plain sum of each source's distance samples, metres, by source name.
+  public var rawDistanceBySource: [String: Double] = [:]
   /// How many samples have a part inside the interval (before the policy).
   public var sampleCount = 0
 
@@ -32,7 +36,7 @@ extension SampleLog {
   ///   - interval: The interval to sum over.
   ///   - policy: Which samples take part in the merge.
   ///   - ranking: How sources are ordered.
-  /// - Returns: The merged, raw and typed-in sums, and each source's share.
+  /// - Returns: The merged, raw and typed-in sums, and each source's share and own sum.
   public func totals(
     in interval: DateInterval, policy: CountingPolicy = .health, ranking: SourceRanking = .default
   ) -> IntervalTotals {
@@ -48,14 +52,18 @@ extension SampleLog {
       return a == start && b == end ? value : value * Double(b - a) / Double(end - start)
     }
 
+    let origins = originTable
     store.decodeAll { _, p in
       guard let part = share(p.startMs, p.endMs, p.value) else { return }
       totals.sampleCount += 1
+      let source = origins[Int(p.origin)].source
       if p.kind == .steps {
         totals.rawSteps += part
+        totals.rawStepsBySource[source, default: 0] += part
         if p.isUserEntered { totals.manualSteps += part }
       } else {
         totals.rawDistanceMeters += part
+        totals.rawDistanceBySource[source, default: 0] += part
       }
     }
     let names = sourceNames

@@ -7,7 +7,9 @@
 
   /// Daily steps for the last 7 or 30 days of the counter's calendar: a bar
   /// per day, the daily average as a rule, and an audio graph
-  /// (`AXChartDescriptor`) and a VoiceOver label per bar.
+  /// (`AXChartDescriptor`) and a VoiceOver label per bar; below, the detail
+  /// of a chosen day (today first): each source's counted and raw steps
+  /// (``SourceBreakdownView``).
   ///
   /// Swift Charts draws it on iOS 16, macOS 13 and watchOS 9 and later;
   /// earlier systems get plain SwiftUI bars with the same texts.
@@ -22,6 +24,8 @@
     private let showsAccessGuidance: Bool
     @State private var range: HistoryRange
     @State private var phase: HistoryPhase = .loading
+    @State private var selectedDay: Date?
+    @State private var breakdown: SourceBreakdownPhase?
 
     /// Creates the view.
     ///
@@ -94,6 +98,7 @@
             .font(.footnote)
             .foregroundColor(.secondary)
             .fixedSize(horizontal: false, vertical: true)
+          if !state.isEmpty { detail(state) }
           if showsAccessGuidance, let guidance = state.guidance {
             AccessGuidanceView(guidance: guidance, counter: loader.counter, formatting: loader.formatting)
               .id(guidance)
@@ -102,6 +107,33 @@
       case .failed(let guidance):
         AccessGuidanceView(guidance: guidance, counter: loader.counter, formatting: loader.formatting)
           .id(guidance)
+      }
+    }
+
+    /// The detail of one day (today first): where its steps came from.
+    @ViewBuilder private func detail(_ state: HistoryState) -> some View {
+      let day = state.bars.first { $0.day.start == selectedDay } ?? state.bars.last
+      if let day {
+        Picker(selection: Binding(get: { day.day.start }, set: { selectedDay = $0 })) {
+          ForEach(state.bars) { bar in
+            Text(bar.accessibilityLabel).tag(bar.day.start)
+          }
+        } label: {
+          Text(loader.formatting.language.pick("Day", "日期", "日期"))
+        }
+        .pickerStyle(.menu)
+        Group {
+          switch breakdown {
+          case .showing(let sources)?: SourceBreakdownView(state: sources)
+          case .failed(let guidance)?:
+            AccessGuidanceView(guidance: guidance, counter: loader.counter, formatting: loader.formatting)
+          case .loading?, nil: ProgressView()
+          }
+        }
+        .task(id: day.day) {
+          breakdown = .loading
+          breakdown = await loader.loadBreakdown(for: day.day)
+        }
       }
     }
 

@@ -182,6 +182,36 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
       provenance: provenance(policy, hasData: hasData, notes: notes), hasData: hasData)
   }
 
+  /// What each source contributed to the steps in `interval` after the
+  /// merge, and its own steps before it.
+  ///
+  /// The explanation of a total: the interval's step samples, typed-in ones
+  /// included (one anchored object query, as the merge check reads), merged
+  /// by StepKitCore in Apple's default Data Sources order (typed-in entries,
+  /// the Watch, the iPhone, other apps) under `policy`. HealthKit does not
+  /// tell apps the person's own order, so where the person moved an app
+  /// above the Watch, HealthKit's total (``steps(in:policy:)``) can differ
+  /// from this one's ``SourceBreakdown/countedSteps``.
+  ///
+  /// - Parameters:
+  ///   - interval: The interval to explain.
+  ///   - policy: Which samples count.
+  /// - Returns: Each source's counted and raw steps.
+  /// - Throws: ``StepKitError``.
+  public func sourceBreakdown(in interval: DateInterval, policy: CountingPolicy) async throws
+    -> SourceBreakdown
+  {
+    try requireHealthData()
+    try Self.validate(interval)
+    let log = try await fetchSamples(.steps, in: interval)
+    let ranking: SourceRanking
+    if case .stepKitMerge(let chosen) = counting { ranking = chosen } else { ranking = .default }
+    let hasData = log.count > 0
+    return SourceBreakdown(
+      interval: interval, totals: log.totals(in: interval, policy: policy, ranking: ranking),
+      provenance: provenance(policy, hasData: hasData), hasData: hasData)
+  }
+
   /// What is known about read access to steps.
   ///
   /// - Returns: See ``authorizationState(for:)``.

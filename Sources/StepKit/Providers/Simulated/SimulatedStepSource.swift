@@ -109,6 +109,22 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     }
   }
 
+  /// Each source's counted and raw steps in `interval`, merged with ``ranking``.
+  ///
+  /// - Parameters:
+  ///   - interval: The interval to explain.
+  ///   - policy: Which samples count.
+  /// - Returns: The breakdown.
+  /// - Throws: A scripted ``Operation/steps`` failure.
+  public func sourceBreakdown(in interval: DateInterval, policy: CountingPolicy) async throws
+    -> SourceBreakdown
+  {
+    try begin(.steps)
+    let (totals, hasData) = try totals(interval, policy)
+    return SourceBreakdown(
+      interval: interval, totals: totals, provenance: provenance(policy, hasData: hasData), hasData: hasData)
+  }
+
   /// How many changes were reported to ``observeStepChanges(_:)`` observers,
   /// and how many of them were acknowledged (`done` called).
   public var observedChanges: (delivered: Int, acknowledged: Int) {
