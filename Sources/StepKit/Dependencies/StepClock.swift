@@ -170,12 +170,18 @@ public final class ManualClock: StepClock, @unchecked Sendable {
     }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        let resumeNow: Bool = lock.withLock {
+        // Cancelled before waiting (the cancellation handler found no waiter to end): never wait.
+        let resumeNow: Bool? = lock.withLock {
           if date <= current { return true }
+          if Task.isCancelled { return nil }
           waiters.append((id, date, continuation))
           return false
         }
-        if resumeNow { continuation.resume() }
+        switch resumeNow {
+        case true?: continuation.resume()
+        case nil: continuation.resume(throwing: CancellationError())
+        case false?: break
+        }
       }
     } onCancel: {
       let cancelled: CheckedContinuation<Void, any Error>? = lock.withLock {
