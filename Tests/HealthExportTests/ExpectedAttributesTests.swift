@@ -259,3 +259,35 @@ struct ExpectedAttributesTests {
           detail: "unknown entity '&bogus;' (only the five predefined ones are read)"))
   }
 }
+
+/// The `<Record>` slots are named once (``RecordAttribute``): the order Apple's
+/// exports write (EXPORT-FORMAT: a real iOS 17 record line), each slot's bit and
+/// value bounds, and what a sample must have.
+@Suite("Record attribute slots")
+struct RecordAttributeTests {
+  @Test("the slots are a record's attributes in the order Apple writes them")
+  func appleOrder() {
+    // From a real export: <Record type="…" sourceName="…" sourceVersion="…" device="…" unit="count"
+    // creationDate="…" startDate="…" endDate="…" value="…">
+    let written = [
+      "type", "sourceName", "sourceVersion", "device", "unit", "creationDate", "startDate", "endDate",
+      "value",
+    ]
+    #expect(RecordAttribute.allCases.map { "\($0.name)" } == written)
+    #expect(ExportDecoder.recordAttributeNames.map { "\($0)" } == written)
+    #expect(RecordAttribute.allCases.count <= ExpectedAttributes.maximumCount)
+  }
+
+  @Test("bits, bounds and the required set agree with the slots")
+  func layout() {
+    for attribute in RecordAttribute.allCases {
+      #expect(attribute.bit == UInt32(1) << UInt32(attribute.rawValue))
+      #expect(attribute.boundsIndex == 2 * attribute.rawValue)
+    }
+    #expect(RecordAttribute.requiredForSample == 0b1_1100_0011)
+    let optional: [RecordAttribute] = [.sourceVersion, .device, .unit, .creationDate]
+    var bounds: [Int] = []
+    for attribute in optional { bounds += [attribute.boundsIndex, attribute.boundsIndex + 1] }
+    #expect(Array(RecordAttribute.optionalBounds) == bounds)
+  }
+}

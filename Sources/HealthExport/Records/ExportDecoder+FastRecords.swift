@@ -26,7 +26,7 @@ extension ExportDecoder {
   /// changed nothing that the careful path (`lexDeferredTag()`, then
   /// `sampleRecord()`) depends on.
   ///
-  /// The attributes must be some of ``recordAttributeNames`` in their order,
+  /// The attributes must be some of ``RecordAttribute``'s in their order,
   /// each written ` name="value"`, and the tag must end right after the last
   /// value; `type`, `sourceName`, `startDate`, `endDate` and `value` (and
   /// `unit` for distance) must be there. No lexer looks at the tag, so
@@ -50,8 +50,11 @@ extension ExportDecoder {
     let limit = scanner.tagStart &+ XMLScanner.deferralWindow &- 64
     let names = recordAttributes.names
     var i = scanner.nameEnd
-    guard names[0].matches(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)) else { return false }
-    let typeStart = i &+ names[0].length
+    let type = RecordAttribute.type.rawValue
+    guard names[type].matches(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)) else {
+      return false
+    }
+    let typeStart = i &+ names[type].length
     let kind: QuantityKind
     if _slowPath(countsOneType) {
       return fastCountedRecord(typeStart: typeStart, limit: limit)
@@ -96,9 +99,10 @@ extension ExportDecoder {
     // the slot was mispredicted record after record).
     let bounds = valueBounds
     // The optional attributes (`sourceVersion`, `device`, `unit`, `creationDate`) are empty until found.
-    for k in 4..<12 { bounds[k] = 0 }
-    var present: UInt32 = 1
-    var slot = 1
+    for k in RecordAttribute.optionalBounds { bounds[k] = 0 }
+    // `type` was read; the others follow it.
+    var present = RecordAttribute.type.bit
+    var slot = RecordAttribute.sourceName.rawValue
     var close = 0
     var selfClosing = false
     while true {
@@ -107,6 +111,7 @@ extension ExportDecoder {
         guard
           let (valueStart, valueEnd) = recordAttributes.attribute(at: i, in: base, slot: &slot, before: limit)
         else { return false }
+        // `RecordAttribute(rawValue: slot).boundsIndex`, without the optional.
         bounds[2 &* slot] = valueStart
         bounds[2 &* slot &+ 1] = valueEnd
         present |= 1 &<< UInt32(truncatingIfNeeded: slot)
@@ -123,44 +128,44 @@ extension ExportDecoder {
         return false
       }
     }
-    /// The value of attribute `slot` (empty for an optional one the record has none of).
-    @inline(__always) func bytes(_ slot: Int) -> UnsafeBufferPointer<UInt8> {
-      UnsafeBufferPointer(start: base + bounds[2 &* slot], count: bounds[2 &* slot &+ 1] &- bounds[2 &* slot])
+    /// The value of `attribute` (empty for an optional one the record has none of).
+    @inline(__always) func bytes(_ attribute: RecordAttribute) -> UnsafeBufferPointer<UInt8> {
+      let k = attribute.boundsIndex
+      return UnsafeBufferPointer(start: base + bounds[k], count: bounds[k &+ 1] &- bounds[k])
     }
-    // `type`, `sourceName`, the dates and `value`; `unit` for distance.
-    let required: UInt32 = kind == .distance || canonical != nil ? 0b1_1101_0011 : 0b1_1100_0011
+    // `type`, `sourceName`, the dates and `value`; `unit` for distance and a converted type.
+    let required =
+      kind == .distance || canonical != nil
+      ? RecordAttribute.requiredForSample | RecordAttribute.unit.bit : RecordAttribute.requiredForSample
     // `sourceVersion` and `creationDate` are read by nothing, so checked here.
-    @inline(__always) func isPlain(_ slot: Int) -> Bool {
-      ByteScanning.isPlain(base, from: bounds[2 &* slot], to: bounds[2 &* slot &+ 1])
+    @inline(__always) func isPlain(_ attribute: RecordAttribute) -> Bool {
+      let k = attribute.boundsIndex
+      return ByteScanning.isPlain(base, from: bounds[k], to: bounds[k &+ 1])
     }
-    guard present & required == required, isPlain(2), isPlain(5), isPlain(8), isPlain(4) else { return false }
-    let source = 1
-    let device = 3
-    let unit = 4
-    let startDate = 6
-    let endDate = 7
-    let value = 8
-    guard let span = ExportDateParser.parse(start: bytes(startDate), end: bytes(endDate), cache: &dayCache),
+    guard present & required == required, isPlain(.sourceVersion), isPlain(.creationDate), isPlain(.value),
+      isPlain(.unit)
+    else { return false }
+    guard let span = ExportDateParser.parse(start: bytes(.startDate), end: bytes(.endDate), cache: &dayCache),
       // The value ends before `limit`: the eight bytes from its start can be read.
-      var number = DecimalParser.parse(paddedBytes: bytes(value))
+      var number = DecimalParser.parse(paddedBytes: bytes(.value))
     else { return false }
     if let exportedAtMs, span.startMs > exportedAtMs { return false }
     if span.startMs < Self.earliestPlausibleStartMs { return false }
     if let canonical {
-      guard let factor = canonical.factor(utf8: bytes(unit)) else { return false }
+      guard let factor = canonical.factor(utf8: bytes(.unit)) else { return false }
       number *= factor
     } else if kind == .distance {
-      guard let factor = LengthUnit.metresPerUnit(utf8: bytes(unit)) else { return false }
+      guard let factor = LengthUnit.metresPerUnit(utf8: bytes(.unit)) else { return false }
       number *= factor
-    } else if present & 0b1_0000 != 0 {
-      let unitBytes = bytes(unit)
+    } else if present & RecordAttribute.unit.bit != 0 {
+      let unitBytes = bytes(.unit)
       guard unitBytes.count == 5, ByteScanning.equal(unitBytes.baseAddress!, Self.countUnit) else {
         return false
       }
     }
     if SampleLog.isImplausible(value: number, startMs: span.startMs, endMs: span.endMs) { return false }
-    let deviceBytes = present & 0b1000 != 0 ? bytes(device) : nil
-    guard let origin = origins.findPlain(source: bytes(source), device: deviceBytes),
+    let deviceBytes = present & RecordAttribute.device.bit != 0 ? bytes(.device) : nil
+    guard let origin = origins.findPlain(source: bytes(.sourceName), device: deviceBytes),
       SampleLog.rejection(
         startMs: span.startMs, endMs: span.endMs, value: number, utcOffsetSeconds: span.utcOffsetSeconds)
         == nil

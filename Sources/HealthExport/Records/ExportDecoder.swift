@@ -76,7 +76,7 @@ struct ExportDecoder: ~Copyable {
   var exportedAtMs: Int64?
   var pendingSample: PendingSample?
   /// Where the values of a record read straight from its bytes start and
-  /// end, two per slot of ``recordAttributeNames`` (see `fastSampleRecord(countsOneType:)`).
+  /// end, two per ``RecordAttribute`` (see `fastSampleRecord(countsOneType:)`).
   let valueBounds = UnsafeMutablePointer<Int>.allocate(capacity: 2 * ExpectedAttributes.maximumCount)
   /// Where the pending sample's record starts; found only for a sample the log
   /// will turn away. Kept beside it, so that the sample itself stays a few
@@ -357,9 +357,7 @@ struct ExportDecoder: ~Copyable {
 
   /// The attributes of a `<Record>`, in the order Apple's exports write
   /// them, any of them left out: what ``recordLayout(present:)`` reads.
-  static let recordAttributeNames: [StaticString] = [
-    "type", "sourceName", "sourceVersion", "device", "unit", "creationDate", "startDate", "endDate", "value",
-  ]
+  static let recordAttributeNames: [StaticString] = RecordAttribute.allCases.map(\.name)
   /// ``recordAttributeNames``, for ``XMLScanner/readAttributes(expecting:first:)``.
   var recordAttributes = ExpectedAttributes(recordAttributeNames)
   /// The last layout worked out from which of ``recordAttributes`` a record
@@ -373,17 +371,17 @@ struct ExportDecoder: ~Copyable {
   private mutating func recordLayout(present: UInt32) -> RecordLayout {
     if present == expectedLayoutKey { return expectedLayout }
     // The attribute of the name at bit `k` is the tag's `n`-th, `n` the names present before it.
-    func index(_ k: UInt32) -> Int {
-      present & (1 << k) == 0 ? -1 : (present & ((1 << k) - 1)).nonzeroBitCount
+    func index(_ attribute: RecordAttribute) -> Int {
+      present & attribute.bit == 0 ? -1 : (present & (attribute.bit &- 1)).nonzeroBitCount
     }
     var layout = RecordLayout()
-    layout.type = index(0)
-    layout.sourceName = index(1)
-    layout.device = index(3)
-    layout.unit = index(4)
-    layout.startDate = index(6)
-    layout.endDate = index(7)
-    layout.value = index(8)
+    layout.type = index(.type)
+    layout.sourceName = index(.sourceName)
+    layout.device = index(.device)
+    layout.unit = index(.unit)
+    layout.startDate = index(.startDate)
+    layout.endDate = index(.endDate)
+    layout.value = index(.value)
     expectedLayoutKey = present
     expectedLayout = layout
     return layout
