@@ -297,8 +297,10 @@ struct XMLScanner: ~Copyable {
       case .skipped:
         continue
       case .startTag:
+        _checkInvariants(atTag: true)
         return .startTag
       case .endTag:
+        _checkInvariants(atTag: true)
         return .endTag
       }
     }
@@ -501,7 +503,9 @@ struct XMLScanner: ~Copyable {
     guard depth == 1, let lt = ByteScanning.findNear(ASCII.lessThan, in: buffer, from: pos, to: end) else {
       return false
     }
-    return deferTag(at: lt)
+    guard deferTag(at: lt) else { return false }
+    _checkInvariants(atTag: true)
+    return true
   }
 
   /// Lexes the deferred start tag's attributes, as those of a tag not
@@ -544,6 +548,7 @@ struct XMLScanner: ~Copyable {
     isSelfClosing = selfClosing
     pos = close &+ 1
     if !selfClosing { pushName(from: nameStart, to: nameEnd) }
+    _checkInvariants(atTag: true)
   }
 
   /// Ends the deferred start tag at `close` and its whole element, up to its
@@ -568,6 +573,7 @@ struct XMLScanner: ~Copyable {
     attributesEnd = close
     isSelfClosing = false
     pos = end &+ 1
+    _checkInvariants(atTag: true)
   }
 
   /// Counts what lies before the current tag (usually a line feed and an
@@ -869,6 +875,7 @@ struct XMLScanner: ~Copyable {
     }
     end += got
     bytesRead += Int64(got)
+    _checkInvariants(atTag: false)
     return true
   }
 
@@ -895,6 +902,7 @@ struct XMLScanner: ~Copyable {
       end = newEnd
       refills += 1
       bytesRead += Int64(newEnd - live)
+      _checkInvariants(atTag: false)
       return true
     }
   }
@@ -986,6 +994,56 @@ struct XMLScanner: ~Copyable {
   static func printable(_ byte: UInt8) -> String {
     byte >= ASCII.space && byte < 127 ? String(UnicodeScalar(byte)) : "\\u{\(String(byte, radix: 16))}"
   }
+
+  // MARK: - Internal checks
+
+  /// Checks the buffer, the line count, the element stack and the current
+  /// tag against each other (with `STEPKIT_INTERNAL_CHECKS`; nothing
+  /// otherwise): after every refill, with `atTag` after every tag handed out.
+  @inline(__always)
+  func _checkInvariants(atTag: Bool) {
+    #if STEPKIT_INTERNAL_CHECKS
+      _checkInvariantsInFull(atTag: atTag)
+    #endif
+  }
+
+  #if STEPKIT_INTERNAL_CHECKS
+    @inline(never)
+    private func _checkInvariantsInFull(atTag: Bool) {
+      precondition(0 <= pos && pos <= end, "the scan position \(pos) is outside the buffer's 0 ..< \(end)")
+      precondition(carrier != nil || end <= capacity, "the buffer holds \(end) bytes in \(capacity)")
+      precondition(
+        bufferOffset + Int64(end) == bytesRead, "the buffer's offset and length miss the bytes read")
+      precondition(0 <= counted && counted <= end, "lines are counted to \(counted), outside 0 ... \(end)")
+      precondition(
+        lineStartBeforeBuffer <= bufferOffset && lineStartBeforeCounted <= bufferOffset + Int64(counted),
+        "a line starts after the bytes counted")
+      // Word-wide searches read up to the slack past the end: the last byte of it must be readable
+      // (AddressSanitizer stops here when it is not).
+      precondition(buffer[end + Self.slack - 1] | 1 != 0)
+      precondition(0 <= depth && depth <= stackEndsCapacity, "the element stack holds \(depth) names")
+      precondition(stackByteCount <= stackBytesCapacity, "the element stack's names overflow it")
+      var previous = 0
+      for index in 0..<depth {
+        precondition(stackEnds[index] > previous, "an empty or misordered name on the element stack")
+        previous = stackEnds[index]
+      }
+      precondition(previous == stackByteCount, "the element stack's names do not end where its bytes do")
+      precondition(attributeCount <= attributeCapacity, "more attributes than their storage holds")
+      precondition(
+        !rootClosed || depth == 0, "the root element is closed with \(depth) elements open")
+      guard atTag else { return }
+      precondition(
+        tagStart <= nameStart && nameStart <= nameEnd && nameEnd <= end,
+        "the current tag's name is outside it")
+      precondition(!isDeferred || tagStart + Self.deferralWindow <= end, "a deferred tag without its window")
+      if attributesPending {
+        precondition(
+          nameEnd <= pendingAttributes.start && pendingAttributes.start <= pendingAttributes.close
+            && pendingAttributes.close < end, "pending attributes outside the tag")
+      }
+    }
+  #endif
 
   // MARK: - Reading the current tag
 
