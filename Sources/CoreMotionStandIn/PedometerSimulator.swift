@@ -21,6 +21,8 @@ import Foundation
 /// - Handlers run on one serial background queue; updates are cumulative since their start and
 ///   follow each change of the visible history.
 public final class PedometerSimulator: @unchecked Sendable {
+  // Safe to share: all mutable state is read and written only under `lock`; handlers are called
+  // outside it, on the one serial `queue`.
   /// Which pedometer features the simulated device has.
   public struct Availability: Sendable, Equatable {
     /// Step counting (`CMPedometer.isStepCountingAvailable()`).
@@ -539,6 +541,7 @@ public final class PedometerSimulator: @unchecked Sendable {
 ///
 /// Every call happens on that one queue, so the handler is never run concurrently with itself.
 final class HandlerBox: @unchecked Sendable {
+  // Safe to share: the handler is only ever called on the simulator's one serial queue.
   let handler: CMPedometerHandler
 
   init(_ handler: @escaping CMPedometerHandler) {

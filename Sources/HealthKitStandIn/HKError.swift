@@ -6,6 +6,8 @@ public let HKErrorDomain: String = "com.apple.healthkit"
 
 /// A HealthKit error, as Swift imports `HKErrorCode` with `NSErrorDomain: HKErrorDomain`.
 public struct HKError: Error, Hashable, CustomNSError, @unchecked Sendable {
+  // Safe to share: immutable; `userInfo` holds property-list values (strings, numbers) that are
+  // never changed after the error is made, as `NSError`'s own user info is treated.
   /// The error codes of `HKDefines.h` (iOS 16.5), with their raw values.
   public enum Code: Int, Sendable, Hashable {
     /// No error.

@@ -176,6 +176,7 @@ public final class StepObservation: Sendable {
 
 /// Tells the first of several calls apart from the rest, from any thread.
 final class OnceFlag: @unchecked Sendable {
+  // Safe to share: `claimed` is read and written only under `lock`.
   private let lock = NSLock()
   private var claimed = false
 

@@ -199,6 +199,7 @@ public final class BackgroundDeliveryRegistration: Sendable {
 
 /// A value guarded by a lock.
 final class LockedValue<Value: Sendable>: @unchecked Sendable {
+  // Safe to share: `stored` is read and written only under `lock`.
   private let lock = NSLock()
   private var stored: Value
   init(_ value: Value) { stored = value }

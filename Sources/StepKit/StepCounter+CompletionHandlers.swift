@@ -170,6 +170,7 @@ extension StepCounter {
 /// A dispatch queue carried into a task. Dispatch queues are thread-safe;
 /// the iOS 16.5 SDK does not mark them `Sendable` yet.
 struct CallbackQueue: @unchecked Sendable {
+  // Safe to share: dispatch queues are thread-safe; the iOS 16.5 SDK does not mark them `Sendable`.
   let queue: DispatchQueue
   init(_ queue: DispatchQueue) { self.queue = queue }
 }

@@ -45,6 +45,7 @@ enum OutputFailure: Equatable, Sendable {
 /// with a cut file, so the error is kept for the command to report; a closed
 /// pipe is kept too, and stays quiet.
 final class StandardOutput: @unchecked Sendable {
+  // Safe to share: `firstFailure` is read and written only under `lock`, which also keeps writes whole.
   private let lock = NSLock()
   private var firstFailure: OutputFailure?
 

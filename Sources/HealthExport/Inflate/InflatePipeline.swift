@@ -14,6 +14,9 @@ import Foundation
 /// buffer itself. After each buffer come ``trailingSlack`` more readable bytes,
 /// for the scanner's word-wide searches.
 final class InflatePipeline: @unchecked Sendable {
+  // Safe to share: every `var` is read and written only under `condition`; a buffer's bytes are
+  // written by the producer only while it holds the buffer's index (taken from `freeIndices`) and read
+  // by the consumer only after it was delivered in `filled`, until it is given back.
   /// What the consumer gets next.
   enum Next {
     /// Buffer `index` holds `count` bytes, with their CRC-32 when the
@@ -155,5 +158,6 @@ final class InflatePipeline: @unchecked Sendable {
 /// Hands a value that is not `Sendable` to another thread that becomes its only
 /// user (the sender keeps no reference).
 struct TransferredOwnership<Value>: @unchecked Sendable {
+  // Safe to share: the sender keeps no reference, so only the receiving thread ever uses `value`.
   let value: Value
 }

@@ -118,6 +118,8 @@ final class InflatedStretches: StretchSupply {
 /// `condition`; a buffer's bytes are written only by the inflating thread,
 /// before its stretch is delivered.
 final class StretchRing: @unchecked Sendable {
+  // Safe to share: every mutable field is read and written only under `condition`; a buffer's
+  // bytes are written by the inflating thread only before its stretch is delivered, read only after.
   /// What a reader of stretch `index` finds.
   enum Lookup {
     case stretch(LentChunk)

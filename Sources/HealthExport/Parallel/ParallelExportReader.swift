@@ -378,6 +378,8 @@ enum ParallelExportReader {
 /// `window` ahead of the one being merged, so that memory stays bounded
 /// however far the scanning threads could run ahead.
 final class ChunkBoard: @unchecked Sendable {
+  // Safe to share: every `var` is read and written only under `condition`; a result, once
+  // delivered, is no longer touched by the thread that scanned it.
   private let condition = NSCondition()
   private let count: Int
   private let window: Int

@@ -15,6 +15,8 @@ import Foundation
 /// `HKHealthStore.isHealthDataAvailable()` is a class method:
 /// `HealthStoreSimulation.$deviceSupportsHealthData.withValue(false) { … }`.
 public final class HealthStoreSimulation: @unchecked Sendable {
+  // Safe to share: every control and all the simulated state live in `state`, read and written
+  // only under `lock` (`withState`); handlers run on `handlerQueue` with values copied out of it.
   /// Whether the simulated device supports HealthKit (what
   /// `HKHealthStore.isHealthDataAvailable()` answers). Stores check it when
   /// a call starts.
@@ -635,6 +637,8 @@ public final class HealthStoreSimulation: @unchecked Sendable {
 
 /// Carries a non-Sendable HealthKit object onto the handler queue.
 struct Unchecked<Value>: @unchecked Sendable {
+  // Safe to share: HealthKit's objects are immutable once made, and the value is only read on the
+  // handler queue.
   let value: Value
   init(_ value: Value) { self.value = value }
 }
@@ -644,6 +648,7 @@ struct Unchecked<Value>: @unchecked Sendable {
 /// StepKit's `OnceFlag` again, on purpose: the stand-in plays HealthKit, which
 /// StepKit is built on, so it cannot import StepKit.
 final class FirstCall: @unchecked Sendable {
+  // Safe to share: `called` is read and written only under `lock`.
   private let lock = NSLock()
   private var called = false
 

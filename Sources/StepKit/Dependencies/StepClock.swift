@@ -43,6 +43,7 @@ public enum DeviceNotification {
 
 /// Observes notifications until cancelled (or released), calling `body` for each.
 final class NotificationObservation: @unchecked Sendable {
+  // Safe to share: `tokens` is read and written only under `lock`; `NotificationCenter` is thread-safe.
   private let center: NotificationCenter
   private let lock = NSLock()
   private var tokens: [NSObjectProtocol]
@@ -94,6 +95,7 @@ public struct SystemClock: StepClock {
 /// clock.advance(by: 120)   // resumes everything waiting for midnight
 /// ```
 public final class ManualClock: StepClock, @unchecked Sendable {
+  // Safe to share: `current` and `waiters` are read and written only under `lock`.
   private let lock = NSLock()
   private var current: Date
   private var waiters: [(id: UInt64, deadline: Date, continuation: CheckedContinuation<Void, any Error>)] = []
@@ -211,6 +213,8 @@ extension StepClock {
 
 /// The running day-change watch of ``StepClock/dayChanges(calendar:_:)``.
 final class DayChanges: @unchecked Sendable {
+  // Safe to share: the `let`s are constant (`body` is `@Sendable`); `sleeper`, `observation` and
+  // `cancelled` are read and written only under `lock`.
   private let clock: any StepClock
   private let calendar: Calendar
   private let body: @Sendable () -> Void

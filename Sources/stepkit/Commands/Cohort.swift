@@ -278,6 +278,7 @@ extension Cohort {
 /// At most `window` items are started ahead of the one being delivered, so
 /// memory stays bounded by the window however the items' durations differ.
 final class ExportPool<Result: Sendable>: @unchecked Sendable {
+  // Safe to share: the `let`s are constant; every `var` is read and written only under `condition`.
   private let count: Int
   private let jobs: Int
   private let window: Int
@@ -355,6 +356,8 @@ final class ExportPool<Result: Sendable>: @unchecked Sendable {
 /// (a file, a pipe), one status line naming the exports being read, redrawn
 /// at most ten times a second.
 final class CohortProgress: @unchecked Sendable {
+  // Safe to share: the `let`s are constant (`write` is `@Sendable`); every `var` is read and
+  // written only under `lock`.
   private let total: Int
   private let live: Bool
   private let write: @Sendable (String) -> Void

@@ -5,6 +5,8 @@ import Foundation
 /// Drawn only when standard error is a terminal, `--quiet` is off and the input
 /// is larger than ``threshold``; redrawn at most ten times a second.
 final class ProgressBar: @unchecked Sendable {
+  // Safe to share: the `let`s are constant (`write` is `@Sendable`); `lastDrawn` and `drawn` are
+  // read and written only under `lock`.
   /// Inputs smaller than this are read without a bar.
   static let threshold: Int64 = 50_000_000
 

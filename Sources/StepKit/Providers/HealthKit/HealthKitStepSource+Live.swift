@@ -148,6 +148,8 @@ extension HealthKitStepSource {
 /// The handler is not `Sendable` in the iOS 16.5 SDK; HealthKit documents
 /// it as callable from any thread, and it is called exactly once here.
 final class HealthKitAcknowledgement: @unchecked Sendable {
+  // Safe to share: HealthKit documents the handler as callable from any thread, and `once` lets
+  // only the first call through.
   private let handler: HKObserverQueryCompletionHandler
   private let once = OnceFlag()
 
@@ -166,6 +168,7 @@ enum LiveEvent: Sendable {
 /// A running HealthKit query, kept only to stop it. HKHealthStore is
 /// documented as thread-safe, and the query is only handed back to it.
 final class RunningQuery: @unchecked Sendable {
+  // Safe to share: both are `let`s, and the query is only handed back to the thread-safe store.
   private let store: HKHealthStore
   private let query: HKQuery
   init(store: HKHealthStore, query: HKQuery) {

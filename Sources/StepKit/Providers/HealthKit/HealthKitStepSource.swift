@@ -41,6 +41,8 @@ import Foundation
 /// day, takes about 0.5 ms in a release build. Turn it off with
 /// `checksHealthKitMerge: false`.
 public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
+  // Safe to share: every stored property is a `let`; `HKHealthStore` is documented as thread-safe,
+  // and the SDK only lacks its `Sendable` mark.
   /// How counts are computed.
   public enum Counting: Sendable, Hashable {
     /// HealthKit's statistics and statistics-collection queries (the Health app's numbers).

@@ -191,6 +191,7 @@ struct PedometerReading: Sendable, Equatable {
 /// Resumes a continuation on the first call only: a handler that is called twice cannot
 /// crash the app.
 final class ResumeOnce<Value: Sendable>: @unchecked Sendable {
+  // Safe to share: `continuation` is read and cleared only under `lock`, so it is resumed once.
   private let lock = NSLock()
   private var continuation: CheckedContinuation<Value, any Error>?
 

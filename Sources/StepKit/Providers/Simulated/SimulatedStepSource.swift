@@ -16,6 +16,7 @@ import Foundation
 ///
 /// Use `kind` to make it pose as HealthKit or CoreMotion in a preview.
 public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
+  // Safe to share: all mutable state is in `state`, read and written only under `lock`.
   /// Operations a scripted failure can target.
   public enum Operation: String, Sendable, Hashable, CaseIterable {
     /// Steps and daily steps.
