@@ -120,17 +120,18 @@ let package = Package(
       name: "CSQLite",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
     ),
-    // The `stepkit` command: parses arguments, calls StepKitCore and HealthExport, prints.
+    // The `stepkit` command: parses arguments, calls StepKitCore and HealthExport, prints; `doctor`'s
+    // check of an app's Info.plist and entitlements is its own (it links no app library).
     .executableTarget(
       name: "stepkit",
-      dependencies: ["StepKitCore", "HealthExport", "StepKit", "CSQLite"],
+      dependencies: ["StepKitCore", "HealthExport", "CSQLite"],
       resources: [.copy("Resources/demo-export.xml")]
     ),
     // Unit tests of the parser and formatters, and end-to-end runs of the built binary
     // compared with golden files (STEPKIT_RECORD_GOLDEN=1 re-records them).
     .testTarget(
       name: "stepkitTests",
-      dependencies: ["stepkit", "StepKitCore", "CSQLite"],
+      dependencies: ["stepkit", "StepKitCore", "StepKit", "CSQLite"],
       exclude: ["Golden", "Fixtures"]
     ),
   ]

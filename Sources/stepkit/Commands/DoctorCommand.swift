@@ -1,5 +1,3 @@
-import StepKit
-
 /// `stepkit doctor PATH`: checks an app's Info.plist and entitlements for
 /// what StepKit needs, and says what the user or the app would see without it.
 struct DoctorCommand: Subcommand {

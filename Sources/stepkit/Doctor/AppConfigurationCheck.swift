@@ -1,7 +1,8 @@
 import Foundation
 
 /// Checks an app's Info.plist and entitlements for what StepKit needs
-/// (what `stepkit doctor PATH` prints).
+/// (what `stepkit doctor PATH` prints). It reads files only, so it lives with
+/// the command rather than in the app library.
 ///
 /// ```swift
 /// let report = try AppConfigurationCheck(options: .init(writesHealthData: true)).run(path: "MyApp")
@@ -14,16 +15,16 @@ import Foundation
 /// targets are skipped). Property lists may be XML or binary. A folder with
 /// no Info.plist file is also checked for `INFOPLIST_KEY_…` build settings in
 /// `project.pbxproj` (Xcode's generated Info.plist).
-public struct AppConfigurationCheck: Sendable {
+struct AppConfigurationCheck: Sendable {
   /// What the app does, which decides what is required.
-  public struct Options: Sendable, Hashable {
+  struct Options: Sendable, Hashable {
     /// The app writes body mass or height (needs `NSHealthUpdateUsageDescription`).
-    public var writesHealthData: Bool
+    var writesHealthData: Bool
     /// The app may use CoreMotion (the default `healthKitThenMotion` strategy
     /// does); `false` when the app never uses motion.
-    public var usesMotion: Bool
+    var usesMotion: Bool
     /// The app enables HealthKit background delivery.
-    public var usesBackgroundDelivery: Bool
+    var usesBackgroundDelivery: Bool
 
     /// Creates options.
     ///
@@ -31,8 +32,7 @@ public struct AppConfigurationCheck: Sendable {
     ///   - writesHealthData: Whether the app saves body measurements.
     ///   - usesMotion: Whether the app may fall back to CoreMotion; `true` by default.
     ///   - usesBackgroundDelivery: Whether the app enables background delivery.
-    public init(writesHealthData: Bool = false, usesMotion: Bool = true, usesBackgroundDelivery: Bool = false)
-    {
+    init(writesHealthData: Bool = false, usesMotion: Bool = true, usesBackgroundDelivery: Bool = false) {
       self.writesHealthData = writesHealthData
       self.usesMotion = usesMotion
       self.usesBackgroundDelivery = usesBackgroundDelivery
@@ -40,7 +40,7 @@ public struct AppConfigurationCheck: Sendable {
   }
 
   /// How serious a finding is.
-  public enum Severity: String, Sendable, Hashable, Comparable, CaseIterable {
+  enum Severity: String, Sendable, Hashable, Comparable, CaseIterable {
     /// Everything needed is present.
     case ok
     /// Worth knowing; the app works.
@@ -57,54 +57,40 @@ public struct AppConfigurationCheck: Sendable {
     }
 
     /// Orders by seriousness: ok, note, missing.
-    public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+    static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
   }
 
   /// One thing checked.
-  public struct Finding: Sendable, Hashable {
+  struct Finding: Sendable, Hashable {
     /// How serious it is.
-    public var severity: Severity
+    var severity: Severity
     /// The Info.plist key or entitlement.
-    public var key: String
+    var key: String
     /// The file checked, when there was one.
-    public var file: String?
+    var file: String?
     /// What was found and why it matters (what the person or the app would see), in English.
-    public var message: String
-
-    /// Creates a finding.
-    ///
-    /// - Parameters:
-    ///   - severity: How serious it is.
-    ///   - key: The key or entitlement.
-    ///   - file: The file checked.
-    ///   - message: What was found and why it matters.
-    public init(severity: Severity, key: String, file: String?, message: String) {
-      self.severity = severity
-      self.key = key
-      self.file = file
-      self.message = message
-    }
+    var message: String
   }
 
   /// The outcome of a check.
-  public struct Report: Sendable, Hashable {
+  struct Report: Sendable, Hashable {
     /// The Info.plist files (or project file) checked.
-    public var infoPlists: [String]
+    var infoPlists: [String]
     /// The entitlements files checked.
-    public var entitlements: [String]
+    var entitlements: [String]
     /// The findings, in the order checked.
-    public var findings: [Finding]
+    var findings: [Finding]
 
     /// Whether something required is missing.
-    public var hasMissingRequirements: Bool { findings.contains { $0.severity == .missing } }
+    var hasMissingRequirements: Bool { findings.contains { $0.severity == .missing } }
 
     /// The exit status for `stepkit doctor`: 1 when something required is missing, else 0.
-    public var exitCode: Int32 { hasMissingRequirements ? 1 : 0 }
+    var exitCode: Int32 { hasMissingRequirements ? 1 : 0 }
 
     /// The report as lines of text: the files checked, each finding, and a verdict.
     ///
     /// - Returns: The text, ending with a newline.
-    public func rendered() -> String {
+    func rendered() -> String {
       var lines: [String] = []
       for file in infoPlists { lines.append("Info.plist: \(file)") }
       for file in entitlements { lines.append("Entitlements: \(file)") }
@@ -127,7 +113,7 @@ public struct AppConfigurationCheck: Sendable {
   }
 
   /// What goes wrong before anything can be checked.
-  public enum Failure: Error, Equatable, Sendable, LocalizedError {
+  enum Failure: Error, Equatable, Sendable, LocalizedError {
     /// Nothing exists at the path.
     case notFound(path: String)
     /// The file is not a property list (or not a dictionary); `reason` says why.
@@ -136,7 +122,7 @@ public struct AppConfigurationCheck: Sendable {
     case unsupportedFile(path: String)
 
     /// A sentence naming the file.
-    public var errorDescription: String? {
+    var errorDescription: String? {
       switch self {
       case .notFound(let path): return "\(path): no such file or folder."
       case .unreadable(let path, let reason): return "\(path): not a readable property list: \(reason)"
@@ -147,19 +133,19 @@ public struct AppConfigurationCheck: Sendable {
   }
 
   /// What the app does.
-  public var options: Options
+  var options: Options
 
   /// Creates a check.
   ///
   /// - Parameter options: What the app does; reads steps and may use CoreMotion by default.
-  public init(options: Options = Options()) { self.options = options }
+  init(options: Options = Options()) { self.options = options }
 
   /// Checks the Info.plist and entitlements at or under `path`.
   ///
   /// - Parameter path: An `Info.plist`, an `.entitlements` file, or a folder.
   /// - Returns: The report.
   /// - Throws: ``Failure`` when the path does not exist or a file cannot be read.
-  public func run(path: String) throws -> Report {
+  func run(path: String) throws -> Report {
     let fileManager = FileManager.default
     var isDirectory: ObjCBool = false
     guard fileManager.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -359,4 +345,20 @@ public struct AppConfigurationCheck: Sendable {
     }
     return values
   }
+}
+
+/// The Info.plist keys and entitlements the check looks for: StepKit's
+/// `InfoPlistKey`, spelled again here because the command does not link the app
+/// library (a test compares the two).
+enum InfoPlistKey {
+  /// Why the app reads health data.
+  static let healthShareUsageDescription = "NSHealthShareUsageDescription"
+  /// Why the app writes health data.
+  static let healthUpdateUsageDescription = "NSHealthUpdateUsageDescription"
+  /// Why the app reads motion data.
+  static let motionUsageDescription = "NSMotionUsageDescription"
+  /// The HealthKit entitlement.
+  static let healthKitEntitlement = "com.apple.developer.healthkit"
+  /// The entitlement HealthKit background delivery needs.
+  static let healthKitBackgroundDeliveryEntitlement = "com.apple.developer.healthkit.background-delivery"
 }

@@ -2,6 +2,8 @@ import Foundation
 import StepKit
 import Testing
 
+@testable import stepkit
+
 /// A temporary folder laid out like an Xcode app target.
 struct AppFolder {
   let root: URL
@@ -208,5 +210,23 @@ struct AppConfigurationCheckTests {
     #expect(throws: AppConfigurationCheck.Failure.unsupportedFile(path: text)) {
       try AppConfigurationCheck().run(path: text)
     }
+  }
+}
+
+/// The command checks for the keys the library requires at run time: its own
+/// copy of them (it does not link StepKit) must not drift from StepKit's.
+@Suite("stepkit doctor checks the keys StepKit requires")
+struct DoctorKeyTests {
+  @Test("every key and entitlement is StepKit's")
+  func sameKeys() {
+    #expect(
+      stepkit.InfoPlistKey.healthShareUsageDescription == StepKit.InfoPlistKey.healthShareUsageDescription)
+    #expect(
+      stepkit.InfoPlistKey.healthUpdateUsageDescription == StepKit.InfoPlistKey.healthUpdateUsageDescription)
+    #expect(stepkit.InfoPlistKey.motionUsageDescription == StepKit.InfoPlistKey.motionUsageDescription)
+    #expect(stepkit.InfoPlistKey.healthKitEntitlement == StepKit.InfoPlistKey.healthKitEntitlement)
+    #expect(
+      stepkit.InfoPlistKey.healthKitBackgroundDeliveryEntitlement
+        == StepKit.InfoPlistKey.healthKitBackgroundDeliveryEntitlement)
   }
 }
