@@ -104,7 +104,7 @@ extension StepCounter {
 
 /// One thread waits until another lets it go; a release before the wait is kept.
 final class Release: @unchecked Sendable {
-  // A semaphore is safe to use from any thread; older SDKs do not mark it Sendable.
+  // Safe to share: a semaphore is safe to use from any thread; older SDKs do not mark it Sendable.
   private let semaphore = DispatchSemaphore(value: 0)
 
   /// Lets the waiting thread (or the next one to wait) go.
