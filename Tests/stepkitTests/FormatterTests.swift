@@ -5,7 +5,11 @@ import Testing
 @testable import stepkit
 
 /// A small log built in code: a watch and a phone overlapping, one typed-in entry.
-func sampleTally(_ options: CountingOptions = CountingOptions()) -> (SampleLog, Tally) {
+/// By default the rows run to 2026-11-30: that day holds only the typed-in 2,500 steps, which the
+/// policy drops, so without `--to` it would not close the range (COUNTING.md, Outputs).
+func sampleTally(_ options: CountingOptions = CountingOptions(to: LocalDate("2026-11-30"))) -> (
+  SampleLog, Tally
+) {
   let watch = Device(
     hkDeviceDescription:
       "<<HKDevice: 0x1>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:10.3>"

@@ -61,9 +61,12 @@ struct UTF8TextTests {
     for unit in [BucketUnit.hour, .day, .week, .month] {
       let (_, tally) = sampleTally(CountingOptions(unit: unit, to: LocalDate("2026-11-30")))
       #expect(!tally.buckets.isEmpty)
+      // A bucket without any sample has empty counts.
       let rows = tally.buckets.map {
-        "\($0.label(unit: unit)),\($0.roundedSteps),\($0.roundedDistanceMeters),\($0.roundedRawSteps),"
-          + "\($0.roundedManualSteps),\($0.hoursWithData),"
+        "\($0.label(unit: unit)),"
+          + ($0.hasSamples
+            ? "\($0.roundedSteps),\($0.roundedDistanceMeters),\($0.roundedRawSteps),\($0.roundedManualSteps)"
+            : ",,,") + ",\($0.hoursWithData),"
           + (unit == .day ? "\(ValidDayRule.default.isValid($0))" : "")
       }
       #expect(CSVFormatter.format(tally) == CSVFormatter.header + "\n" + rows.map { $0 + "\n" }.joined())

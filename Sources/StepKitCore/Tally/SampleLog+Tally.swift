@@ -433,8 +433,13 @@ extension SampleLog {
     sourceCount: Int, hoursWithData: [Int64: Int], options: CountingOptions
   ) -> [Tally.Bucket] {
     let touchedSlots = (0..<table.count).filter(table.isTouched)
-    let touched = touchedSlots.first.map {
-      (table.first + Int64($0))...(table.first + Int64(touchedSlots.last ?? $0))
+    // The range opens and closes with buckets that count something under the policy: buckets
+    // holding only samples the policy drops (a typed-in entry days before the first step) do
+    // not open or close it. With nothing counted at all, every bucket with a sample is shown.
+    let countedSlots = touchedSlots.filter { table.view.steps[$0] != 0 || table.view.distance[$0] != 0 }
+    let shownSlots = countedSlots.isEmpty ? touchedSlots : countedSlots
+    let touched = shownSlots.first.map {
+      (table.first + Int64($0))...(table.first + Int64(shownSlots.last ?? $0))
     }
     guard let first = fixed.first ?? touched?.lowerBound, let last = fixed.last ?? touched?.upperBound,
       first <= last
@@ -453,6 +458,7 @@ extension SampleLog {
       bucket.hoursWithData = hoursWithData[ordinal] ?? 0
       var offsetMs: Int64? = nil
       if let slot = table.slot(ordinal), table.isTouched(slot) {
+        bucket.hasSamples = true
         bucket.steps = sums.steps[slot]
         bucket.distanceMeters = sums.distance[slot]
         bucket.rawSteps = sums.raw[slot]

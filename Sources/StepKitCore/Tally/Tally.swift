@@ -24,6 +24,10 @@ public struct Tally: Sendable {
     /// usual proxy for wear time when only steps exist). With a day start
     /// that is not on the hour, hour-long slots from the day start.
     public var hoursWithData: Int = 0
+    /// Whether any valid step or distance sample, under any policy, lies (in part) in the bucket.
+    /// A bucket without one is a day *without data*, which outputs show as empty (`null`,
+    /// `NULL`), unlike a day of 0 counted steps (COUNTING.md, Outputs).
+    public var hasSamples = false
     /// With ``CountingOptions/includesSourceBreakdown``: the steps each source
     /// contributed after the merge, in ``Tally/sources`` order; otherwise empty.
     public var stepsBySource: [Double] = []

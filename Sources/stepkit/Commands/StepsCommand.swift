@@ -46,7 +46,10 @@ struct StepsCommand: RowsCommand {
     // json days name the sources that added to them, as a cohort's rows do.
     settings.counting.includesSourceBreakdown = format == .json
     let (log, tally) = try ExportLoading.count(settings, console: console)
-    if !settings.quiet, let note = Self.emptyNote(tally, sampleCount: log.count, export: settings.export) {
+    if !settings.quiet,
+      let note = Self.emptyNote(
+        tally, sampleCount: log.count, timeSpan: log.timeSpan, export: settings.export)
+    {
       console.error(note)
     }
     // Row after row, a piece at a time: 34 years of hours are never one text.
@@ -58,11 +61,32 @@ struct StepsCommand: RowsCommand {
     }
   }
 
-  /// Why nothing was printed, when nothing was: no samples at all, or a
-  /// `--from`/`--to` range outside the data.
-  static func emptyNote(_ tally: Tally, sampleCount: Int, export: String) -> String? {
-    guard tally.buckets.isEmpty else { return nil }
+  /// Why no data was printed, when none was: no samples at all, or a
+  /// `--from`/`--to` range without data (before or after the export's samples).
+  ///
+  /// - Parameters:
+  ///   - tally: The rows printed.
+  ///   - sampleCount: The export's valid step and distance samples.
+  ///   - timeSpan: Their earliest start and latest end (``SampleLog/timeSpan``).
+  ///   - export: The export, for the message.
+  static func emptyNote(
+    _ tally: Tally, sampleCount: Int, timeSpan: (EpochMilliseconds, EpochMilliseconds)? = nil, export: String
+  ) -> String? {
+    guard !tally.buckets.contains(where: \.hasSamples) else { return nil }
     guard sampleCount > 0 else { return "stepkit: no step or distance samples in \(export)\n" }
-    return "stepkit: no samples between --from and --to; leave them out to see every day of the export\n"
+    let range: String
+    switch (tally.options.from, tally.options.to) {
+    case (let from?, let to?): range = "from \(from) to \(to)"
+    case (let from?, nil): range = "from \(from) on"
+    case (nil, let to?): range = "up to \(to)"
+    case (nil, nil): range = "in the range"
+    }
+    var note = "stepkit: no data \(range)"
+    if let (first, last) = timeSpan {
+      note +=
+        "; the export's samples run from \(TextFormatting.localDateTime(first, offsetSeconds: 0).prefix(10)) to "
+        + "\(TextFormatting.localDateTime(last, offsetSeconds: 0).prefix(10)) (UTC)"
+    }
+    return note + "; leave out --from and --to to see every day of the export\n"
   }
 }

@@ -40,14 +40,19 @@ enum CSVFormatter {
       }
       if let prefix { text.append(prefix) }
       text.appendLabel(of: bucket, unit: unit)
-      text.append(ascii: ",")
-      text.append(bucket.roundedSteps)
-      text.append(ascii: ",")
-      text.append(bucket.roundedDistanceMeters)
-      text.append(ascii: ",")
-      text.append(bucket.roundedRawSteps)
-      text.append(ascii: ",")
-      text.append(bucket.roundedManualSteps)
+      if bucket.hasSamples {
+        text.append(ascii: ",")
+        text.append(bucket.roundedSteps)
+        text.append(ascii: ",")
+        text.append(bucket.roundedDistanceMeters)
+        text.append(ascii: ",")
+        text.append(bucket.roundedRawSteps)
+        text.append(ascii: ",")
+        text.append(bucket.roundedManualSteps)
+      } else {
+        // A bucket without any sample: empty counts, unlike a day of 0 counted steps.
+        text.append(",,,,")
+      }
       text.append(ascii: ",")
       text.append(Int64(bucket.hoursWithData))
       text.append(ascii: ",")

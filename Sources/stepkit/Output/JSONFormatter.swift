@@ -130,10 +130,11 @@ enum JSONFormatter {
     .object(
       (export.map { [("export", JSONValue.string($0))] } ?? []) + [
         ("date", .string(bucket.label(unit: unit))),
-        ("steps", .integer(bucket.roundedSteps)),
-        ("distance_m", .integer(bucket.roundedDistanceMeters)),
-        ("raw_steps", .integer(bucket.roundedRawSteps)),
-        ("manual_steps", .integer(bucket.roundedManualSteps)),
+        // A bucket without any sample is null, unlike a day of 0 counted steps.
+        ("steps", bucket.hasSamples ? .integer(bucket.roundedSteps) : .null),
+        ("distance_m", bucket.hasSamples ? .integer(bucket.roundedDistanceMeters) : .null),
+        ("raw_steps", bucket.hasSamples ? .integer(bucket.roundedRawSteps) : .null),
+        ("manual_steps", bucket.hasSamples ? .integer(bucket.roundedManualSteps) : .null),
         ("hours_with_data", .integer(Int64(bucket.hoursWithData))),
         ("valid", unit == .day ? .bool(rule.isValid(bucket)) : .null),
       ] + (sources.map { [("sources", JSONValue.array($0.map { .string($0.name) }))] } ?? []))

@@ -108,10 +108,10 @@ final class SQLiteWriter {
     sql += """
       CREATE TABLE days (\(export)
         date TEXT \(cohort ? "NOT NULL" : "PRIMARY KEY"),
-        steps INTEGER NOT NULL,
-        distance_m INTEGER NOT NULL,
-        raw_steps INTEGER NOT NULL,
-        manual_steps INTEGER NOT NULL,
+        steps INTEGER,
+        distance_m INTEGER,
+        raw_steps INTEGER,
+        manual_steps INTEGER,
         hours_with_data INTEGER NOT NULL,
         valid INTEGER\(cohort ? ",\n  sources TEXT NOT NULL,\n  PRIMARY KEY (export, date)" : "")
       );
@@ -262,10 +262,17 @@ final class SQLiteWriter {
     let isDays = tally.options.unit == .day
     for bucket in tally.buckets {
       bind(dayInsert, first + 1, bucket.label(unit: tally.options.unit))
-      sqlite3_bind_int64(dayInsert, first + 2, bucket.roundedSteps)
-      sqlite3_bind_int64(dayInsert, first + 3, bucket.roundedDistanceMeters)
-      sqlite3_bind_int64(dayInsert, first + 4, bucket.roundedRawSteps)
-      sqlite3_bind_int64(dayInsert, first + 5, bucket.roundedManualSteps)
+      // A day without any sample is NULL in the four counts, unlike a day of 0 counted steps.
+      let values = [
+        bucket.roundedSteps, bucket.roundedDistanceMeters, bucket.roundedRawSteps, bucket.roundedManualSteps,
+      ]
+      for (column, value) in values.enumerated() {
+        if bucket.hasSamples {
+          sqlite3_bind_int64(dayInsert, first + 2 + Int32(column), value)
+        } else {
+          sqlite3_bind_null(dayInsert, first + 2 + Int32(column))
+        }
+      }
       sqlite3_bind_int64(dayInsert, first + 6, Int64(bucket.hoursWithData))
       if isDays {
         sqlite3_bind_int64(dayInsert, first + 7, rule.isValid(bucket) ? 1 : 0)
@@ -466,6 +473,16 @@ extension SQLiteWriter {
         message:
           "it is a cohort database from an earlier stepkit, without the SHA-256 of its exports; "
           + "add --replace to write it anew")
+    }
+    // Days without data are NULL (COUNTING.md, Outputs); an earlier stepkit's `days` refuses NULL.
+    let stepsColumn = try writer.rows("PRAGMA table_info(days)").first { $0[1] == "steps" }
+    if stepsColumn?[3] == "1" {
+      try? writer.close()
+      throw OutputFileError(
+        path: path,
+        message:
+          "it is a cohort database from an earlier stepkit, whose days table cannot hold the NULL "
+          + "of a day without data; add --replace to write it anew")
     }
     // A cohort database written before the records table has none yet.
     try writer.execute(recordsTable(cohort: true) + recordIndexes(cohort: true))

@@ -32,45 +32,112 @@ enum TableFormatter {
     let days = unit == .day && rule != nil
     let header = [dateHeader, "steps", "km", "raw steps", "hand-typed", "hours"] + (days ? ["valid"] : [])
     func row(_ bucket: Tally.Bucket) -> [String] {
-      cells(bucket, label: bucket.label(unit: unit))
-        + (days ? [rule?.isValid(bucket) == true ? "yes" : "no"] : [])
+      let valid = days ? [rule?.isValid(bucket) == true ? "yes" : "no"] : []
+      // A bucket without any sample: `–`, not 0 (a run of `collapsedRun` or more is one line).
+      guard bucket.hasSamples else { return [bucket.label(unit: unit), "–", "–", "–", "–", "0"] + valid }
+      return cells(bucket, label: bucket.label(unit: unit)) + valid
     }
+    let buckets = tally.buckets
+    let runs = noDataRuns(buckets)
+    func collapsed(_ run: Range<Int>) -> Bool { !buckets[run.lowerBound].hasSamples && run.count >= collapsedRun }
     // The total row adds up the rows as printed (COUNTING.md, "Rounding"), km as hundredths.
     let rounded = tally.roundedTotal
-    let totalHundredths = tally.buckets.reduce(Int64(0)) {
+    let totalHundredths = buckets.reduce(Int64(0)) {
       RoundedTotals.adding($0, TextFormatting.hundredths(ofMetres: $1.roundedDistanceMeters))
     }
-    let validCount = tally.buckets.reduce(0) { $0 + (rule?.isValid($1) == true ? 1 : 0) }
+    let validCount = buckets.reduce(0) { $0 + (rule?.isValid($1) == true ? 1 : 0) }
     let total =
       [
         "total", TextFormatting.grouped(rounded.steps),
         TextFormatting.kilometres(hundredths: totalHundredths),
         TextFormatting.grouped(rounded.rawSteps), TextFormatting.grouped(rounded.manualSteps),
-        TextFormatting.grouped(Int64(tally.buckets.reduce(0) { $0 + $1.hoursWithData })),
+        TextFormatting.grouped(Int64(buckets.reduce(0) { $0 + $1.hoursWithData })),
       ] + (days ? ["\(validCount)"] : [])
     var widths = header.map(TextFormatting.displayWidth)
+    var noteWidth = 0
     func measure(_ cells: [String]) {
       for (index, cell) in cells.enumerated() {
         widths[index] = max(widths[index], TextFormatting.displayWidth(cell))
       }
     }
-    for bucket in tally.buckets { measure(row(bucket)) }
+    for run in runs {
+      if collapsed(run) {
+        noteWidth = max(noteWidth, TextFormatting.displayWidth(noDataLine(buckets[run], unit: unit)))
+      } else {
+        for bucket in buckets[run] { measure(row(bucket)) }
+      }
+    }
     measure(total)
     let rightAligned = [false, true, true, true, true, true, true]
     func line(_ cells: [String]) -> String {
       TextFormatting.line(cells, widths: widths, rightAligned: rightAligned) + "\n"
     }
-    // Every line has every column, each padded to its width (the last is right-aligned).
-    let rule = String(repeating: "─", count: widths.reduce(0, +) + 2 * (widths.count - 1)) + "\n"
+    // Every line has every column, each padded to its width (the last is right-aligned); a
+    // collapsed run's line stands outside the columns.
+    let ruleWidth = max(widths.reduce(0, +) + 2 * (widths.count - 1), noteWidth)
+    let rule = String(repeating: "─", count: ruleWidth) + "\n"
     var text = line(header) + rule
-    for bucket in tally.buckets {
-      text += line(row(bucket))
-      if text.utf8.count >= CSVFormatter.pieceBytes {
-        emit(text)
-        text = ""
+    for run in runs {
+      if collapsed(run) {
+        text += noDataLine(buckets[run], unit: unit) + "\n"
+      } else {
+        for bucket in buckets[run] {
+          text += line(row(bucket))
+          if text.utf8.count >= CSVFormatter.pieceBytes {
+            emit(text)
+            text = ""
+          }
+        }
       }
     }
     emit(text + rule + line(total))
+  }
+
+  /// Runs of this many buckets without any sample, or more, take one line in a table.
+  static let collapsedRun = 3
+
+  /// One line for a run of buckets without any sample: `2026-03-05 … 2026-03-19  no data (15 days)`.
+  static func noDataLine(_ run: ArraySlice<Tally.Bucket>, unit: BucketUnit) -> String {
+    let first = run.first?.label(unit: unit) ?? ""
+    let last = run.last?.label(unit: unit) ?? ""
+    return "\(first) … \(last)  no data (\(run.count) \(noun(unit, count: run.count)))"
+  }
+
+  /// `rows` in aligned columns, where row `i` of `notes` is that line as it stands, outside the
+  /// columns (an empty row holds its place).
+  static func columns(_ rows: [[String]], notes: [Int: String], rightAligned: [Bool]) -> [String] {
+    let aligned = TextFormatting.columns(rows.filter { !$0.isEmpty }, rightAligned: rightAligned)
+    var lines: [String] = []
+    var next = aligned.makeIterator()
+    for index in rows.indices {
+      if let note = notes[index] { lines.append(note) } else if let line = next.next() { lines.append(line) }
+    }
+    return lines
+  }
+
+  /// `buckets` cut into runs that all have samples or all have none, in order.
+  static func noDataRuns(_ buckets: [Tally.Bucket]) -> [Range<Int>] {
+    var runs: [Range<Int>] = []
+    var start = 0
+    for index in buckets.indices where index > 0 && buckets[index].hasSamples != buckets[index - 1].hasSamples
+    {
+      runs.append(start..<index)
+      start = index
+    }
+    if !buckets.isEmpty { runs.append(start..<buckets.count) }
+    return runs
+  }
+
+  /// `day`, `hour`, `week`, `month`, plural beyond one.
+  private static func noun(_ unit: BucketUnit, count: Int) -> String {
+    let word: String
+    switch unit {
+    case .hour: word = "hour"
+    case .day: word = "day"
+    case .week: word = "week"
+    case .month: word = "month"
+    }
+    return count == 1 ? word : word + "s"
   }
 
   private static func cells(_ bucket: Tally.Bucket, label: String) -> [String] {

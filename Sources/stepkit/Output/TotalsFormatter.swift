@@ -14,6 +14,10 @@ enum TotalsFormatter {
     text.append(header + "\n")
     for bucket in tally.buckets {
       text.appendLabel(of: bucket, unit: tally.options.unit)
+      guard bucket.hasSamples else {
+        text.append(",,\n")  // no record of the type: no data, unlike a merged 0
+        continue
+      }
       text.append("," + TextFormatting.fixed(bucket.steps, digits: places))
       text.append("," + TextFormatting.fixed(bucket.rawSteps, digits: places) + "\n")
     }
@@ -25,11 +29,23 @@ enum TotalsFormatter {
     let places = type.unit.outputDecimals
     let unit = type.unit.rawValue
     var rows: [[String]] = [[dateHeader(tally.options.unit), "\(type.shortName) (\(unit))", "raw (\(unit))"]]
-    for bucket in tally.buckets {
-      rows.append([
-        bucket.label(unit: tally.options.unit), grouped(bucket.steps, digits: places),
-        grouped(bucket.rawSteps, digits: places),
-      ])
+    let buckets = tally.buckets
+    var notes: [Int: String] = [:]
+    for run in TableFormatter.noDataRuns(buckets) {
+      let label = { (index: Int) in buckets[index].label(unit: tally.options.unit) }
+      if buckets[run.lowerBound].hasSamples {
+        rows += run.map {
+          [
+            label($0), grouped(buckets[$0].steps, digits: places),
+            grouped(buckets[$0].rawSteps, digits: places),
+          ]
+        }
+      } else if run.count >= TableFormatter.collapsedRun {
+        notes[rows.count] = TableFormatter.noDataLine(buckets[run], unit: tally.options.unit)
+        rows.append([])
+      } else {
+        rows += run.map { [label($0), "–", "–"] }
+      }
     }
     // Sums of the rows as printed (COUNTING.md, "Rounding").
     let total = printedTotals(tally, digits: places)
@@ -37,7 +53,7 @@ enum TotalsFormatter {
       "total", grouped(TextFormatting.fixed(scaled: total.value, digits: places)),
       grouped(TextFormatting.fixed(scaled: total.raw, digits: places)),
     ])
-    var lines = TextFormatting.columns(rows, rightAligned: [false, true, true])
+    var lines = TableFormatter.columns(rows, notes: notes, rightAligned: [false, true, true])
     let width = lines.map(TextFormatting.displayWidth).max() ?? 0
     lines.insert(String(repeating: "─", count: width), at: 1)
     lines.insert(String(repeating: "─", count: width), at: lines.count - 1)
@@ -50,8 +66,8 @@ enum TotalsFormatter {
     let days = tally.buckets.map { bucket in
       JSONValue.object([
         ("date", .string(bucket.label(unit: tally.options.unit))),
-        ("value", .decimal(bucket.steps, digits: places)),
-        ("raw_value", .decimal(bucket.rawSteps, digits: places)),
+        ("value", bucket.hasSamples ? .decimal(bucket.steps, digits: places) : .null),
+        ("raw_value", bucket.hasSamples ? .decimal(bucket.rawSteps, digits: places) : .null),
       ])
     }
     let total = printedTotals(tally, digits: places)

@@ -181,7 +181,8 @@ enum ReferenceCount {
     let validIndices = samples.indices.filter { samples[$0].isValid }
     let valid = validIndices.map { samples[$0] }
 
-    // The range: from the bucket of the first valid sample to that of the last, or --from/--to.
+    // The range: from the bucket of the first valid sample to that of the last, or --from/--to;
+    // narrowed below to the buckets the policy counts something in.
     var firstLabel: Label?
     var lastLabel: Label?
     for sample in valid {
@@ -279,9 +280,16 @@ enum ReferenceCount {
         countedBySource[instant.source, default: Counted()][keyPath: counted] += landed
       }
     }
+    // Outputs: buckets holding only samples the policy drops neither open nor close a range the
+    // caller did not fix, unless the policy counts nothing at all.
+    var rows = labels.map { sums[$0] ?? Row(label: $0) }
+    func counts(_ row: Row) -> Bool { row.steps != 0 || row.distance != 0 }
+    if rows.contains(where: counts) {
+      if options.from == nil { rows = Array(rows.drop { !counts($0) }) }
+      if options.to == nil { while let last = rows.last, !counts(last) { rows.removeLast() } }
+    }
     return Result(
-      rows: labels.map { sums[$0] ?? Row(label: $0) }, countedByValidSample: countedByValidSample,
-      countedBySource: countedBySource)
+      rows: rows, countedByValidSample: countedByValidSample, countedBySource: countedBySource)
   }
 }
 
