@@ -133,7 +133,9 @@ struct CohortTests {
           "SELECT export, date, steps, distance_m, raw_steps, manual_steps, hours_with_data,"
             + " CASE valid WHEN 1 THEN 'true' ELSE 'false' END, sources FROM days ORDER BY rowid")
         #expect(
-          ([CSVFormatter.cohortHeader] + rows.map { $0.map(CSVFormatter.field).joined(separator: ",") })
+          // A day without data is NULL in SQLite and empty in the CSV.
+          ([CSVFormatter.cohortHeader]
+            + rows.map { $0.map { $0 == "NULL" ? "" : CSVFormatter.field($0) }.joined(separator: ",") })
             .joined(separator: "\n") + "\n" == csv)
       }
       #expect(dumps[0] == dumps[1])
@@ -141,27 +143,66 @@ struct CohortTests {
     }
   }
 
-  @Test("a folder is searched for exports at any depth; export_cda.xml and hidden files are left out")
+  @Test("a folder yields only Apple Health exports, by content, and lists what it left out")
   func folderSearch() throws {
     try withScratchDirectory { directory in
       let manager = FileManager.default
-      for path in [
-        "b/export.zip", "a/apple_health_export/export.xml", "a/apple_health_export/export_cda.xml",
-        ".hidden.xml", "notes.txt", "c.XML",
-      ] {
+      let health = Data("<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n</HealthData>\n".utf8)
+      let bob = try Data(contentsOf: StepkitRunner.fixtures.appendingPathComponent("cohort/bob.zip"))
+      let files: [(String, Data)] = [
+        ("b/export.zip", Data()),  // damaged, but named as an export: read, and reported as unreadable
+        ("a/apple_health_export/export.xml", health),
+        ("a/apple_health_export/export_cda.xml", Data("<ClinicalDocument/>".utf8)),
+        ("a/apple_health_export/workout-routes/route.gpx", Data("<gpx/>".utf8)),
+        ("c/c.XML", health), ("zh/导出.xml", health), ("p001/p001.zip", bob),
+        (".hidden.xml", health), ("notes.txt", Data()),
+        ("tests/fixture.xml", Data("<export id=\"export\"><step/></export>".utf8)),
+        ("tests/broken.zip", Data("not a zip".utf8)),
+      ]
+      for (path, contents) in files {
         let url = directory.appendingPathComponent(path)
         try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        #expect(manager.createFile(atPath: url.path, contents: Data()))
+        #expect(manager.createFile(atPath: url.path, contents: contents))
       }
+      // A link back to a folder above it: a loop, reported instead of followed or silently dropped.
+      try manager.createSymbolicLink(atPath: directory.path + "/tests/loop", withDestinationPath: "..")
       let root = directory.path
+      let search = FolderSearch(folder: root)
       #expect(
-        Cohort.exports(inFolder: root) == [
-          root + "/a/apple_health_export/export.xml", root + "/b/export.zip", root + "/c.XML",
+        search.exports == [
+          root + "/a/apple_health_export/export.xml", root + "/b/export.zip", root + "/c/c.XML",
+          root + "/p001/p001.zip", root + "/zh/导出.xml",
         ])
+      #expect(
+        search.skipped.map(\.path) == [
+          root + "/tests/broken.zip", root + "/tests/fixture.xml", root + "/tests/loop",
+        ])
+      #expect(search.skipped[0].reason == "not a readable zip archive")
+      #expect(search.skipped[1].reason.hasPrefix("not an Apple Health export"))
+      #expect(search.skipped[2].reason.hasPrefix("a file-system loop"))
+      // The command says what it left out, and reads the rest.
+      let run = try StepkitRunner.run(
+        ["steps", root, "--id-from", "parent", "--format", "csv"], in: directory)
+      #expect(run.standardError.contains("3 entries of \(root) left out:"))
+      #expect(run.standardError.contains("  \(root)/tests/fixture.xml: not an Apple Health export"))
+      #expect(run.standardError.contains("  \(root)/tests/loop: a file-system loop"))
+      #expect(run.standardOutput.contains("p001,"))
       #expect(Cohort.id(of: root + "/a/apple_health_export/export.xml", rule: .parent) == "a")
       #expect(Cohort.id(of: root + "/b/export.zip", rule: .parent) == "b")
       #expect(Cohort.id(of: root + "/b/export.zip", rule: .name) == "export")
       #expect(Cohort.id(of: "p.001.zip", rule: .name) == "p.001")
+    }
+  }
+
+  @Test("a folder that holds no export says so, with what it left out")
+  func folderWithoutExports() throws {
+    try withScratchDirectory { directory in
+      let url = directory.appendingPathComponent("fixture.xml")
+      #expect(FileManager.default.createFile(atPath: url.path, contents: Data("<export/>".utf8)))
+      let run = try StepkitRunner.run(["steps", directory.path], in: directory)
+      #expect(run.exitCode == 1)
+      #expect(run.standardError.contains("holds no Apple Health export"))
+      #expect(run.standardError.contains("fixture.xml: not an Apple Health export"))
     }
   }
 

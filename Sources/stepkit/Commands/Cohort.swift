@@ -45,18 +45,20 @@ enum CohortOutcome: Sendable {
 /// summary of the ones that failed.
 enum Cohort {
   /// The exports that `arguments` name: files as given, and every export in a
-  /// folder (`.zip` and `.xml` files at any depth, hidden files and Apple's
-  /// `export_cda.xml` left out), sorted by path.
+  /// folder (``FolderSearch``: Apple Health exports by content, at any depth,
+  /// hidden files left out), sorted by path.
   ///
-  /// - Returns: The members in order, and whether the run is a cohort: more
-  ///   than one argument, or a folder (then rows carry the export id, however
-  ///   many exports the folder holds).
+  /// - Returns: The members in order, whether the run is a cohort (more than
+  ///   one argument, or a folder: then rows carry the export id, however many
+  ///   exports the folder holds), and the lines for standard error about what
+  ///   folders held besides exports (other `.xml` and `.zip` files, loops).
   /// - Throws: ``CommandError/output(_:)`` for a folder without exports,
   ///   ``CommandError/usage(_:)`` when two exports would get the same id.
   static func members(_ arguments: [String], idRule: ExportIDRule) throws(CommandError) -> (
-    members: [CohortMember], isCohort: Bool
+    members: [CohortMember], isCohort: Bool, notes: [String]
   ) {
     var paths: [String] = []
+    var notes: [String] = []
     var foundFolder = false
     for argument in arguments {
       guard argument != "-", Platform.fileKind(argument).kind == .directory else {
@@ -64,9 +66,16 @@ enum Cohort {
         continue
       }
       foundFolder = true
-      let found = exports(inFolder: argument)
-      guard !found.isEmpty else { throw .output("\(argument) holds no export.zip or export.xml") }
-      paths += found
+      let search = FolderSearch(folder: argument)
+      guard !search.exports.isEmpty else {
+        let skipped =
+          search.skipped.isEmpty ? "" : " (" + search.notes(folder: argument).joined().dropLast() + ")"
+        throw .output(
+          "\(argument) holds no Apple Health export (export.zip, export.xml or a localized name)"
+            + skipped.replacingOccurrences(of: "\n", with: ";"))
+      }
+      notes += search.notes(folder: argument)
+      paths += search.exports
     }
     let isCohort = arguments.count > 1 || foundFolder
     let members = paths.map { CohortMember(id: id(of: $0, rule: idRule), path: $0) }
@@ -83,26 +92,7 @@ enum Cohort {
       }
       seen[member.id] = member.path
     }
-    return (members, isCohort)
-  }
-
-  /// Every export under `folder`, sorted by path.
-  static func exports(inFolder folder: String) -> [String] {
-    guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
-    let base = folder.hasSuffix("/") ? folder : folder + "/"
-    var found: [String] = []
-    while let relative = enumerator.nextObject() as? String {
-      let components = relative.split(separator: "/")
-      guard let name = components.last, !components.contains(where: { $0.hasPrefix(".") }) else { continue }
-      let lowercased = name.lowercased()
-      guard lowercased.hasSuffix(".zip") || lowercased.hasSuffix(".xml"), lowercased != "export_cda.xml"
-      else {
-        continue
-      }
-      guard Platform.fileKind(base + relative).kind == .regular else { continue }
-      found.append(base + relative)
-    }
-    return found.sorted()
+    return (members, isCohort, notes)
   }
 
   /// The id of the export at `path` under `rule`.
@@ -142,7 +132,7 @@ enum Cohort {
   ) throws(CommandError) -> Bool {
     let progress = CohortProgress(
       total: members.count, live: console.errorIsTerminal && !settings.quiet,
-      showsStatus: !console.outputIsTerminal, write: console.error)
+      showsStatus: !console.outputIsTerminal && console.errorTakesEscapes, write: console.error)
     // Each day's row names the sources that added to it.
     let options = { () -> CountingOptions in
       var options = settings.counting
@@ -175,8 +165,13 @@ enum Cohort {
             progress: { report in
               progress.update(index, bytesRead: report.bytesRead, totalBytes: report.totalBytes)
             })
-          try ExportLoading.checkRange(log, options)
-          let tally = log.tally(options, threads: 1)
+          // Each export has its own sources: a `--priority` name matches its apostrophes either
+          // way, and one an export lacks ranks nothing there.
+          var memberOptions = options
+          memberOptions.ranking.explicitOrder = PriorityNames.matched(
+            options.ranking.explicitOrder, sources: log.sourceNames)
+          try ExportLoading.checkRange(log, memberOptions)
+          let tally = log.tally(memberOptions, threads: 1)
           try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: nil)
           try ExportLoading.checkSums(tally)
           fingerprint?.exportDate = info.exportedAt.map(TextFormatting.isoUTC)

@@ -29,7 +29,7 @@ enum ExportLoading {
   ) throws(CommandError) -> (
     SampleLog, ExportInfo
   ) {
-    let bar: ProgressBar? = quiet || !console.errorIsTerminal ? nil : ProgressBar(write: console.error)
+    let bar: ProgressBar? = quiet || !console.errorTakesEscapes ? nil : ProgressBar(write: console.error)
     defer { bar?.finish() }
     let (log, info) = try read(
       argument, threads: threads, countedType: countedType, standardInputCopy: standardInputCopy,
@@ -48,8 +48,10 @@ enum ExportLoading {
   ///   - countedType: The one cumulative type to count (``SampleLog/countedType``),
   ///     or `nil` for steps and distance.
   ///   - console: Where the progress bar and the notes go.
-  /// - Returns: The samples and their tally under `settings.counting`.
-  /// - Throws: ``CommandError/export(_:)``.
+  /// - Returns: The samples and their tally under `settings.counting`, `--priority` names
+  ///   matched with the export's sources (``PriorityNames``).
+  /// - Throws: ``CommandError/export(_:)``; ``CommandError/usage(_:)`` for a `--priority` name
+  ///   that no source of the export has.
   static func count(
     _ settings: CountingArguments, countedType: CumulativeType? = nil, console: Console
   ) throws(CommandError) -> (
@@ -58,8 +60,18 @@ enum ExportLoading {
     let (log, _) = try load(
       settings.export, threads: settings.jobs, countedType: countedType,
       standardInputCopy: settings.standardInputCopy, quiet: settings.quiet, console: console)
-    try checkRange(log, settings.counting)
-    let tally = log.tally(settings.counting, threads: settings.jobs)
+    var counting = settings.counting
+    if !counting.ranking.explicitOrder.isEmpty {
+      // `--priority` names as the export writes them; a name it lacks is an error, not ignored.
+      do {
+        counting.ranking.explicitOrder = try PriorityNames.resolve(
+          counting.ranking.explicitOrder, sources: log.sourceNames, export: settings.export)
+      } catch {
+        throw .usage(error)
+      }
+    }
+    try checkRange(log, counting)
+    let tally = log.tally(counting, threads: settings.jobs)
     try checkStorage(log, tally.countedValues, quiet: settings.quiet, console: console)
     try checkSums(tally)
     if !settings.quiet, let note = invalidNote(tally.invalid) { console.error(note) }

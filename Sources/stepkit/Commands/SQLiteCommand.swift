@@ -89,7 +89,8 @@ struct SQLiteCommand: Subcommand {
 
   func run(_ console: Console) throws(CommandError) {
     try CommandError.writing { () throws(OutputFileError) in try FileReplacement.checkTarget(databasePath) }
-    let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    let (members, isCohort, notes) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    if !settings.quiet { notes.forEach(console.error) }
     if !replaces,
       let existing = try CommandError.writing({ () throws(OutputFileError) in
         try SQLiteWriter.openExisting(databasePath)

@@ -76,7 +76,8 @@ extension RowsCommand {
   ///
   /// - Throws: ``CommandError``.
   func run(_ console: Console) throws(CommandError) {
-    let (members, isCohort) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    let (members, isCohort, notes) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    if !settings.quiet { notes.forEach(console.error) }
     guard isCohort else { return try runSingle(console) }
     try Cohort.printRows(members, of: Self.rows, format: format, settings: settings, console: console)
   }

@@ -47,7 +47,8 @@ struct SummaryCommand: Subcommand {
   }
 
   func run(_ console: Console) throws(CommandError) {
-    let (members, _) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    let (members, _, notes) = try Cohort.members(settings.exports, idRule: settings.idRule)
+    if !settings.quiet { notes.forEach(console.error) }
     let rule = settings.validDay
     var tableRows: [[(String, JSONValue)]] = []
     switch format {
