@@ -11,6 +11,8 @@ extension HealthExportError {
     case .readFailed(let path, let reason): return "讀取 \(path) 失敗：\(reason)"
     case .notAZip(let path):
       return "\(path) 不是 zip 壓縮檔（找不到中央目錄結尾記錄）。請選擇「健康」App 匯出的 export.zip 或解壓縮後的 export.xml。"
+    case .incompleteZip(let path, let byteCount):
+      return "\(path) 是不完整的 zip 壓縮檔（\(byteCount) 位元組後就結束了，缺少結尾的中央目錄）：下載或複製很可能沒有完成。請重新複製，或重新從「健康」App 匯出。"
     case .corruptZip(let path, let detail, let byteOffset):
       return "\(path) 已損毀（第 \(byteOffset) 位元組）：\(detail)。請重新從「健康」App 匯出。"
     case .unsupportedCompression(let entry, let method):

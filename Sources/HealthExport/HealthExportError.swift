@@ -14,6 +14,9 @@ public enum HealthExportError: Error, Equatable, Sendable, LocalizedError {
   case readFailed(path: String, reason: String)
   /// The file is not a zip archive (no end-of-central-directory record).
   case notAZip(path: String)
+  /// The file starts as a zip archive but its end (the central directory) is missing: a download
+  /// or copy that stopped part way.
+  case incompleteZip(path: String, byteCount: Int64)
   /// The zip archive's structure is damaged or truncated at `byteOffset`.
   case corruptZip(path: String, detail: String, byteOffset: Int64)
   /// An entry uses a compression method other than stored (0) or deflate (8).
@@ -68,6 +71,10 @@ public enum HealthExportError: Error, Equatable, Sendable, LocalizedError {
       return zh
         ? "\(path) 不是 zip 压缩包（找不到中央目录结尾记录）。请选择“健康”App 导出的 export.zip 或解压后的 export.xml。"
         : "\(path) is not a zip archive (no end of central directory record). Choose the export.zip the Health app exported, or the unpacked export.xml."
+    case .incompleteZip(let path, let byteCount):
+      return zh
+        ? "\(path) 是不完整的 zip 压缩包（\(byteCount) 字节后就结束了，缺少末尾的中央目录）：下载或复制很可能没有完成。请重新复制，或重新从“健康”App 导出。"
+        : "\(path) is an incomplete zip archive (it ends after \(byteCount) bytes, without the central directory that closes every zip): the download or copy is probably incomplete. Copy it again, or export it again from the Health app."
     case .corruptZip(let path, let detail, let byteOffset):
       return zh
         ? "\(path) 已损坏（第 \(byteOffset) 字节）：\(detail)。请重新从“健康”App 导出。"

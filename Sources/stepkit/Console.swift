@@ -11,6 +11,9 @@ struct Console: Sendable {
   var outputIsTerminal: Bool
   /// Whether standard error is a terminal.
   var errorIsTerminal: Bool
+  /// Whether standard error is a terminal that understands escape codes (`TERM` set, and not
+  /// `dumb`): only then do the progress bar and the cohort's status line redraw themselves.
+  var errorTakesEscapes: Bool = false
   /// The language of messages about an unreadable export, from the user's
   /// locale (`LC_ALL`, `LC_MESSAGES` or `LANG`: `zh_CN.UTF-8` Simplified,
   /// `zh_TW.UTF-8` or `zh_HK.UTF-8` Traditional Chinese), else English.
@@ -26,6 +29,8 @@ struct Console: Sendable {
       error: { Platform.writeStandardError($0) },
       outputIsTerminal: Platform.standardOutputIsTerminal,
       errorIsTerminal: Platform.standardErrorIsTerminal,
+      errorTakesEscapes: Platform.standardErrorIsTerminal
+        && Platform.takesEscapes(term: Platform.environment("TERM")),
       language: StepKitLanguage.preferred(from: [Platform.messagesLocale]),
       outputFailure: { output.failure })
   }

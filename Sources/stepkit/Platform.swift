@@ -15,6 +15,18 @@ enum Platform {
   /// Whether standard error is a terminal (the progress bar is then drawn).
   static var standardErrorIsTerminal: Bool { isatty(2) == 1 }
 
+  /// Whether a terminal of type `term` (`TERM`) understands escape codes: not when `TERM` is
+  /// unset, empty or `dumb` (Emacs shells, some CI logs), which show them as garbage.
+  static func takesEscapes(term: String?) -> Bool {
+    guard let term, !term.isEmpty else { return false }
+    return term != "dumb"
+  }
+
+  /// The environment variable `name`, or `nil` when it is not set.
+  static func environment(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+  }
+
   /// The number of processors the process may use (the default `--jobs`).
   static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 

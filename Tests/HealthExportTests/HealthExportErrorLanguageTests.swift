@@ -6,7 +6,8 @@ import Testing
 struct HealthExportErrorLanguageTests {
   static let all: [HealthExportError] = [
     .cannotOpen(path: "export.zip", reason: "No such file"), .readFailed(path: "export.zip", reason: "I/O"),
-    .notAZip(path: "export.zip"), .corruptZip(path: "export.zip", detail: "short", byteOffset: 42),
+    .notAZip(path: "export.zip"), .incompleteZip(path: "export.zip", byteCount: 4096),
+    .corruptZip(path: "export.zip", detail: "short", byteOffset: 42),
     .unsupportedCompression(entry: "export.xml", method: 12), .encryptedEntry(entry: "export.xml"),
     .corruptCompressedData(entry: "export.xml", detail: "bad block"), .checksumMismatch(entry: "export.xml"),
     .noHealthExportXML(path: "export.zip", entries: ["photo.jpg"]),

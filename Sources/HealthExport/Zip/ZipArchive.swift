@@ -84,7 +84,14 @@ struct ZipArchive: Sendable {
     in source: any RandomAccessByteSource
   ) throws -> CentralDirectoryLocation {
     let fileSize = source.byteCount
-    guard fileSize >= Int64(endRecordSize) else { throw HealthExportError.notAZip(path: source.displayName) }
+    guard fileSize >= Int64(endRecordSize) else {
+      if fileSize >= 4,
+        try source.readBytes(at: 0, count: 4, what: "file signature") == [0x50, 0x4B, 0x03, 0x04]
+      {
+        throw HealthExportError.incompleteZip(path: source.displayName, byteCount: fileSize)
+      }
+      throw HealthExportError.notAZip(path: source.displayName)
+    }
     let tailLength = Int(min(fileSize, Int64(endRecordSize + maximumCommentLength)))
     let tailStart = fileSize - Int64(tailLength)
     let tail = try source.readBytes(at: tailStart, count: tailLength, what: "end of central directory")
@@ -106,6 +113,11 @@ struct ZipArchive: Sendable {
       index -= 1
     }
     guard let recordIndex = found ?? fallback else {
+      // A local file header at the start: a zip whose end never arrived.
+      let head = try source.readBytes(at: 0, count: 4, what: "file signature")
+      if head == [0x50, 0x4B, 0x03, 0x04] {
+        throw HealthExportError.incompleteZip(path: source.displayName, byteCount: fileSize)
+      }
       throw HealthExportError.notAZip(path: source.displayName)
     }
     let recordOffset = tailStart + Int64(recordIndex)

@@ -222,7 +222,8 @@ struct AppConfigurationCheck: Sendable {
       InfoPlistKey.motionUsageDescription, required: options.usesMotion,
       why: "StepKit's default strategy falls back to CoreMotion when HealthKit cannot answer, and the "
         + "system terminates the app on its first pedometer query without this key "
-        + "(say the app never uses motion to skip this check).",
+        + "(if the app never uses motion, `stepkit doctor --no-motion` or `usesMotion: false` skips this "
+        + "check).",
       notRequired: "the app says it never uses motion.")
     return findings
   }
