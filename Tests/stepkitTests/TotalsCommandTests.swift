@@ -7,39 +7,45 @@ import Testing
 struct TotalsCommandTests {
   static let fixture = "energy-and-flights.xml"
 
-  @Test(
-    "Active energy per day: Watch, then iPhone and app where uncovered; kJ and Cal converted; typed-in out")
-  func energy() throws {
-    let result = try StepkitRunner.run([
-      "totals", Self.fixture, "--type", "activeEnergyBurned", "--format", "csv",
-    ])
-    #expect(result.exitCode == 0)
+  /// One case: the options after the export, and the CSV worked out by hand.
+  struct Case: Sendable, CustomTestStringConvertible {
+    var name: String
+    var options: [String]
+    var csv: String
+    var testDescription: String { name }
+  }
+
+  static let header = "date,value,raw_value\n"
+
+  static let cases = [
     // 29 Feb: Watch 50; iPhone 40 × 5/10 = 20; Keep 418.4 kJ = 100 kcal × 7/10 = 70;
     // the iPhone's 23:30–00:30 record gives 60 × 30/60 = 30 to each day. Typed-in 200 Cal: out.
     // Raw: 50 + 40 + 100 + 200 + 30 = 420. 1 Mar: 30 + Watch 100 = 130 (raw too).
-    #expect(
-      result.standardOutput == "date,value,raw_value\n2024-02-29,170.00,420.00\n2024-03-01,130.00,130.00\n")
-  }
-
-  @Test("Flights: the Watch outranks the iPhone, an app counts where no device did; whole floors")
-  func flights() throws {
-    let result = try StepkitRunner.run([
-      "totals", Self.fixture, "--type", "flightsClimbed", "--format", "csv",
-    ])
+    Case(
+      name: "active energy: Watch, then iPhone and app where uncovered; kJ and Cal converted; typed-in out",
+      options: ["--type", "activeEnergyBurned"],
+      csv: header + "2024-02-29,170.00,420.00\n2024-03-01,130.00,130.00\n"),
     // Watch 2; iPhone 3 × 30/60 = 1.5 (09:00:00–09:00:30); Stairs 10: 13.5, rounded half away from zero.
-    #expect(result.standardOutput == "date,value,raw_value\n2024-02-29,14,15\n")
-  }
+    Case(
+      name: "flights: the Watch outranks the iPhone, an app counts where no device did; whole floors",
+      options: ["--type", "flightsClimbed"], csv: header + "2024-02-29,14,15\n"),
+    // The typed-in 200 Cal ranks first and covers 12:00–12:30 alone: 170 + 200 = 370.
+    Case(
+      name: "--policy all ranks the typed-in entry first",
+      options: ["--type", "energy", "--policy", "all"],
+      csv: header + "2024-02-29,370.00,420.00\n2024-03-01,130.00,130.00\n"),
+    // Watch 50 and the iPhone's 20 and 30 on 29 Feb; the app's 70 is out.
+    Case(
+      name: "--policy device keeps only Watch and iPhone",
+      options: ["--type", "energy", "--policy", "device"],
+      csv: header + "2024-02-29,100.00,420.00\n2024-03-01,130.00,130.00\n"),
+  ]
 
-  @Test("--policy all ranks the typed-in entry first; --policy device keeps only Watch and iPhone")
-  func policies() throws {
-    let all = try StepkitRunner.run(
-      ["totals", Self.fixture, "--type", "energy", "--policy", "all", "--format", "csv"])
-    #expect(
-      all.standardOutput == "date,value,raw_value\n2024-02-29,370.00,420.00\n2024-03-01,130.00,130.00\n")
-    let device = try StepkitRunner.run(
-      ["totals", Self.fixture, "--type", "energy", "--policy", "device", "--format", "csv"])
-    #expect(
-      device.standardOutput == "date,value,raw_value\n2024-02-29,100.00,420.00\n2024-03-01,130.00,130.00\n")
+  @Test("Per-day totals worked out by hand", arguments: cases)
+  func perDay(_ testCase: Case) throws {
+    let result = try StepkitRunner.run(["totals", Self.fixture] + testCase.options + ["--format", "csv"])
+    #expect(result.exitCode == 0)
+    #expect(result.standardOutput == testCase.csv)
   }
 
   @Test("JSON names the type and its unit, and parses")
