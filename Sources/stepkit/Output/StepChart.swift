@@ -83,14 +83,22 @@ enum StepChart {
     return bars
   }
 
-  /// The trailing 7-day mean of counted steps (fewer days at the start).
-  static func sevenDayAverage(_ days: [Day]) -> [Double] {
-    var result: [Double] = []
+  /// The trailing 7-day mean of counted steps over the days with data among the last seven
+  /// (fewer days at the start); `nil` where none of them has data, so a gap is not drawn as 0.
+  static func sevenDayAverage(_ days: [Day]) -> [Double?] {
+    var result: [Double?] = []
     var window: Int64 = 0
+    var withData = 0
     for index in days.indices {
-      window += days[index].steps
-      if index >= 7 { window -= days[index - 7].steps }
-      result.append(Double(window) / Double(min(index + 1, 7)))
+      if days[index].hasData {
+        window += days[index].steps
+        withData += 1
+      }
+      if index >= 7, days[index - 7].hasData {
+        window -= days[index - 7].steps
+        withData -= 1
+      }
+      result.append(withData > 0 ? Double(window) / Double(withData) : nil)
     }
     return result
   }
@@ -246,13 +254,17 @@ enum StepChart {
     }
     // The 7-day average, for day bars.
     let average = unit == .day ? sevenDayAverage(days) : []
-    if !average.isEmpty {
-      let points = average.enumerated().map { index, value in
-        "\(n(x(index) + barWidth / 2)),\(n(y(value)))"
+    // One line per stretch of days with an average; a week without data breaks it.
+    var stretch: [String] = []
+    for index in 0...average.count {
+      if index < average.count, let value = average[index] {
+        stretch.append("\(n(x(index) + barWidth / 2)),\(n(y(value)))")
+      } else if !stretch.isEmpty {
+        svg.append(
+          "<polyline points=\"\(stretch.joined(separator: " "))\" fill=\"none\" stroke=\"#e8590c\" "
+            + "stroke-width=\"2.5\" stroke-linejoin=\"round\"/>")
+        stretch = []
       }
-      svg.append(
-        "<polyline points=\"\(points.joined(separator: " "))\" fill=\"none\" stroke=\"#e8590c\" "
-          + "stroke-width=\"2.5\" stroke-linejoin=\"round\"/>")
     }
     // X axis labels: at month starts (or about 14 days apart for short ranges); the year on
     // the first label and wherever it changes.
