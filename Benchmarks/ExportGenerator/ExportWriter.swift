@@ -22,6 +22,9 @@ struct Density {
   /// the iPhone, the Watch and the app, with their merged totals in
   /// ``ExportWriter/truth``.
   var energyAndFlights = false
+  /// What years of a real history hold besides (`--long-history`): days without any sample,
+  /// a long hike now and then, and a step app's whole-day record that raw sums count twice.
+  var longHistory = false
 
   /// An Apple Watch wearer's mix: energy and heart rate dominate, steps are
   /// about a sixth of the records.
@@ -111,6 +114,8 @@ final class ExportWriter {
   /// Draws the energy and flights that steps do not depend on, apart from
   /// `random` so that the step records stay the same.
   private var extraRandom: SeededRandom
+  /// Draws ``Density/longHistory``'s days, apart from `random`.
+  private var lifeRandom: SeededRandom
   private let fitnessApp: GeneratedSource
 
   init(sink: ByteSink, seed: UInt64, density: Density, timeline: Timeline, firstEpochDay: Int) {
@@ -122,6 +127,7 @@ final class ExportWriter {
     day = DayContext(index: 0, firstEpochDay: firstEpochDay, zone: timeline.home)
     addressRandom = SeededRandom(seed: seed ^ 0xADD2E55)
     extraRandom = SeededRandom(seed: seed ^ 0xE4E2_6F11)
+    lifeRandom = SeededRandom(seed: seed ^ 0x11FE_0F_DA75)
     fitnessApp = GeneratedSource(
       name: "Keep", versions: ["7.30.0", "7.52.1", "8.1.0", "8.4.2"], deviceFields: nil)
     let phone = GeneratedSource(
@@ -182,9 +188,29 @@ final class ExportWriter {
     day = DayContext(index: index, firstEpochDay: firstEpochDay, zone: timeline.zone(onDay: index))
     dayTally = DayTally(date: day.date.iso, rawSteps: 0, manualSteps: 0, stepSamples: 0)
 
+    if density.longHistory, lifeRandom.chance(2) {
+      // The phone left at home, the watch off: not one sample that day.
+      truth.finishDay(day.date.iso)
+      tallies.append(dayTally)
+      return
+    }
     let wearsWatch = !random.chance(8)
     let thirdPartyActive = random.chance(45)
-    let bouts = makeBouts()
+    var bouts = makeBouts()
+    if density.longHistory, lifeRandom.int(1...200) == 1 {
+      // A day's hike: three to four and a half hours at a steady pace, 20,000 to 30,000 steps.
+      let duration = lifeRandom.int(180...270) * 60
+      let start = 8 * 3600 + lifeRandom.int(0...3600)
+      bouts = bouts.filter { $0.start + $0.duration < start || $0.start > start + duration }
+      bouts.append(Bout(start: start, duration: duration, steps: duration / 60 * lifeRandom.int(105...115)))
+      bouts.sort { $0.start < $1.start }
+    }
+    if density.longHistory, lifeRandom.int(1...100) == 1 {
+      // A step app importing a whole day as one record (what some band apps do): raw sums count
+      // its 30,000-odd steps on top of the devices', the merge only where nothing else counted.
+      let appPrefix = quantityPrefixes(stepApp)
+      writeSteps(appPrefix, start: 60, end: 86_340, steps: lifeRandom.int(28_000...34_000))
+    }
 
     let phonePrefix = quantityPrefixes(phone)
     let watchPrefix = quantityPrefixes(watch)

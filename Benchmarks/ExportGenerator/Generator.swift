@@ -27,6 +27,10 @@ let generatorUsage = """
                              and heart rate dominate and the iPhone adds walking speed,
                              step length and headphone audio; dense: an iPhone and a
                              Watch carried all day, steps and distance nearly every record.
+    --long-history           What years of a real history hold besides: days without any
+                             sample (about 2 in 100), a hike now and then (1 in 200 days,
+                             20,000 to 30,000 steps) and a step app's whole-day record of
+                             about 30,000 steps that only raw sums count (1 in 100 days).
     --broken-dtd             Reproduce iOS 16's DTD (export version 12, a missing '>').
     --preset demo            About 8 weeks from 2026-03-02: DST change, a trip to
                              Shanghai, < 1 MB. Other options still apply.
@@ -53,6 +57,7 @@ struct Options {
   var forceZip64 = false
   var zipLevel: Int32 = 6
   var days: Int?
+  var longHistory = false
   var targetBytes: Int64?
   var seed: UInt64 = 1
   var startDate = CivilDate("2021-01-04")
@@ -107,6 +112,7 @@ func parseOptions(_ arguments: [String]) throws -> Options {
       }
       options.shape = name
     case "--broken-dtd": options.brokenDTD = true
+    case "--long-history": options.longHistory = true
     case "--preset":
       let name = try value(argument)
       guard name == "demo" else { throw GeneratorError(description: "unknown preset \(name) (known: demo)") }
@@ -164,6 +170,7 @@ func generateExport(arguments: [String]) throws -> GenerationSummary {
       fixedTrips = [Timeline.Trip(firstDay: 33, lastDay: 39, zone: shanghai)]
     }
   }
+  density.longHistory = options.longHistory
   guard let start = options.startDate else { throw GeneratorError(description: "bad start date") }
   let maximumDays = options.days ?? (options.targetBytes != nil ? 1_000_000 : 56)
   let estimatedBytes =
