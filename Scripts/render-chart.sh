@@ -5,7 +5,8 @@
 #   Scripts/render-chart.sh [EXPORT] [OUT_DIR]
 #
 # EXPORT defaults to the bundled demo export; OUT_DIR to /tmp/stepkit-chart.
-# Needs chromium (Debian: apt-get install chromium). Screenshots are not committed.
+# Needs chromium (Debian: apt-get install chromium). docs/charts/ keeps one screenshot per
+# length of history; others are not committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch="${STEPKIT_SCRATCH_PATH:-.build}"
