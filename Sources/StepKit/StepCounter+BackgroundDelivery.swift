@@ -64,6 +64,7 @@ extension StepCounter {
     let policy = policy
     let clock = clock
     let calendar = calendar
+    let dayStart = dayStart
     let onError: @Sendable (StepKitError) -> Void = { error in
       lastError.value = error
       // HealthKit stops an observer that fails (access not asked for yet): it must be registered
@@ -79,7 +80,7 @@ extension StepCounter {
         work: { inTime in
           // HealthKit only: in the background CoreMotion's iPhone-only count would replace the
           // Watch's steps. A locked phone is a pause: acknowledge now, count again on unlock.
-          let today = LocalDays.todaySoFar(at: clock.now(), calendar: calendar)
+          let today = LocalDays.todaySoFar(at: clock.now(), calendar: calendar, dayStart: dayStart)
           do {
             let count = try await health.steps(in: today, policy: policy)
             guard inTime() else { return }
@@ -94,7 +95,8 @@ extension StepCounter {
                 work: { inTime in
                   guard
                     let count = try? await health.steps(
-                      in: LocalDays.todaySoFar(at: clock.now(), calendar: calendar), policy: policy),
+                      in: LocalDays.todaySoFar(at: clock.now(), calendar: calendar, dayStart: dayStart),
+                      policy: policy),
                     inTime()
                   else { return }
                   lastError.value = nil

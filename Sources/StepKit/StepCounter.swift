@@ -128,7 +128,7 @@ public final class StepCounter: Sendable {
 
   // MARK: Steps and distance
 
-  /// Steps from local midnight until now.
+  /// Steps from the start of today (local midnight, or ``dayStart``) until now.
   ///
   /// - Returns: The count with its provenance.
   /// - Throws: ``StepKitError``.
@@ -154,11 +154,13 @@ public final class StepCounter: Sendable {
   public func dailySteps(in interval: DateInterval) async throws -> DailySteps {
     let policy = policy
     let calendar = calendar
-    guard dayStart.isMidnight else { return try await dailyStepsFromDayStart(in: interval) }
-    return try await answer { try await $0.dailySteps(in: interval, calendar: calendar, policy: policy) }
+    let dayStart = dayStart
+    return try await answer {
+      try await $0.dailySteps(in: interval, calendar: calendar, dayStart: dayStart, policy: policy)
+    }
   }
 
-  /// Walking + running distance from local midnight until now.
+  /// Walking + running distance from the start of today (local midnight, or ``dayStart``) until now.
   ///
   /// - Returns: The distance with its provenance.
   /// - Throws: ``StepKitError``.
@@ -184,8 +186,10 @@ public final class StepCounter: Sendable {
   public func dailyDistance(in interval: DateInterval) async throws -> DailyDistance {
     let policy = policy
     let calendar = calendar
-    guard dayStart.isMidnight else { return try await dailyDistanceFromDayStart(in: interval) }
-    return try await answer { try await $0.dailyDistance(in: interval, calendar: calendar, policy: policy) }
+    let dayStart = dayStart
+    return try await answer {
+      try await $0.dailyDistance(in: interval, calendar: calendar, dayStart: dayStart, policy: policy)
+    }
   }
 
   /// What each source contributed to the steps in `interval`, under the
@@ -203,7 +207,10 @@ public final class StepCounter: Sendable {
     return try await health.sourceBreakdown(in: interval, policy: policy)
   }
 
-  /// Today's steps, now and whenever they change, rolling over at midnight.
+  /// Today's steps, now and whenever they change, rolling over at each day
+  /// start (``dayStart``; midnight by default) of ``calendar``'s time zone at
+  /// that moment: a new day begins with a fresh count even across a DST
+  /// change (a 23- or 25-hour day) or after the phone changes time zone.
   ///
   /// With ``Strategy/healthKitThenMotion``, the choice between HealthKit and
   /// CoreMotion is made again on every HealthKit count and at midnight:
@@ -219,6 +226,7 @@ public final class StepCounter: Sendable {
   ///   consuming task is cancelled or with a ``StepKitError``.
   public func todayStepUpdates() -> AsyncThrowingStream<StepCount, any Error> {
     let calendar = calendar
+    let dayStart = dayStart
     let policy = policy
     let health = health
     let motion = motion
@@ -233,14 +241,17 @@ public final class StepCounter: Sendable {
           case .healthKitThenMotion:
             // HealthKit, handing over to CoreMotion when it cannot answer (StepCounter+MotionFallback.swift).
             try await Self.healthKitThenMotionUpdates(
-              health: health, motion: motion, calendar: calendar, policy: policy, into: continuation)
+              health: health, motion: motion, calendar: calendar, dayStart: dayStart, policy: policy,
+              into: continuation)
             continuation.finish()
             return
           }
           guard let source else {
             throw StepKitError.sourceNotConfigured(strategy == .motion ? .motion : .healthKit)
           }
-          for try await count in source.todayStepUpdates(calendar: calendar, policy: policy) {
+          for try await count in source.todayStepUpdates(
+            calendar: calendar, dayStart: dayStart, policy: policy)
+          {
             continuation.yield(count)
           }
           continuation.finish()

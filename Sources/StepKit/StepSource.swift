@@ -1,4 +1,5 @@
 import Foundation
+import StepKitCore
 
 /// Which kind of provider answered a question.
 public enum StepSourceKind: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
@@ -93,4 +94,148 @@ public protocol StepSource: Sendable {
   func todayStepUpdates(calendar: Calendar, policy: CountingPolicy) -> AsyncThrowingStream<
     StepCount, any Error
   >
+
+  /// Steps per day over `interval`, each day from `dayStart` to the same
+  /// local time the next day in `calendar`'s time zone (23 or 25 hours across
+  /// a DST change); midnight gives ``dailySteps(in:calendar:policy:)``.
+  ///
+  /// A default implementation asks ``steps(in:policy:)`` once per day;
+  /// ``HealthKitStepSource`` asks HealthKit once for the whole range.
+  ///
+  /// - Parameters:
+  ///   - interval: The range to cover.
+  ///   - calendar: Whose time zone's local times cut the days.
+  ///   - dayStart: The local time at which days begin.
+  ///   - policy: Which samples take part.
+  /// - Returns: One bucket per day, empty days included, in order.
+  /// - Throws: ``StepKitError``.
+  func dailySteps(in interval: DateInterval, calendar: Calendar, dayStart: DayStart, policy: CountingPolicy)
+    async throws -> DailySteps
+
+  /// Walking + running distance per day from `dayStart`, bucketed as
+  /// ``dailySteps(in:calendar:dayStart:policy:)`` does.
+  ///
+  /// - Parameters:
+  ///   - interval: The range to cover.
+  ///   - calendar: Whose time zone's local times cut the days.
+  ///   - dayStart: The local time at which days begin.
+  ///   - policy: Which samples take part.
+  /// - Returns: One bucket per day, in order.
+  /// - Throws: ``StepKitError``.
+  func dailyDistance(
+    in interval: DateInterval, calendar: Calendar, dayStart: DayStart, policy: CountingPolicy
+  ) async throws -> DailyDistance
+
+  /// Today's steps, now and whenever they change, where "today" runs from
+  /// `dayStart` to the same local time the next day: the sequence yields a
+  /// fresh total (counting from zero) at each day start, not at midnight.
+  /// Midnight gives ``todayStepUpdates(calendar:policy:)``.
+  ///
+  /// A default implementation counts ``steps(in:policy:)`` over the day
+  /// whenever the source's midnight sequence yields and at each day start of
+  /// the system clock; StepKit's sources follow their own clock.
+  ///
+  /// - Parameters:
+  ///   - calendar: Whose time zone's local times cut the days.
+  ///   - dayStart: The local time at which "today" begins.
+  ///   - policy: Which samples take part.
+  /// - Returns: An asynchronous sequence of today's totals.
+  func todayStepUpdates(calendar: Calendar, dayStart: DayStart, policy: CountingPolicy)
+    -> AsyncThrowingStream<StepCount, any Error>
+}
+
+extension StepSource {
+  /// Asks ``steps(in:policy:)`` for each day from `dayStart` (midnight:
+  /// ``dailySteps(in:calendar:policy:)``).
+  ///
+  /// - Parameters:
+  ///   - interval: The range to cover.
+  ///   - calendar: Whose time zone's local times cut the days.
+  ///   - dayStart: The local time at which days begin.
+  ///   - policy: Which samples take part.
+  /// - Returns: One bucket per day, in order.
+  /// - Throws: ``StepKitError``.
+  public func dailySteps(
+    in interval: DateInterval, calendar: Calendar, dayStart: DayStart, policy: CountingPolicy
+  ) async throws -> DailySteps {
+    guard !dayStart.isMidnight else {
+      return try await dailySteps(in: interval, calendar: calendar, policy: policy)
+    }
+    let days = LocalDays.days(covering: interval, calendar: calendar, dayStart: dayStart)
+    var counts: [StepCount] = []
+    for day in days {
+      counts.append(try await steps(in: LocalDays.part(of: day, within: interval), policy: policy))
+    }
+    return DailySteps(
+      interval: interval, days: zip(days, counts).map { DailySteps.Day(interval: $0, steps: $1.steps) },
+      provenance: Provenance.joined(counts.map(\.provenance)), hasData: counts.contains { $0.hasData })
+  }
+
+  /// Asks ``distance(in:policy:)`` for each day from `dayStart` (midnight:
+  /// ``dailyDistance(in:calendar:policy:)``).
+  ///
+  /// - Parameters:
+  ///   - interval: The range to cover.
+  ///   - calendar: Whose time zone's local times cut the days.
+  ///   - dayStart: The local time at which days begin.
+  ///   - policy: Which samples take part.
+  /// - Returns: One bucket per day, in order.
+  /// - Throws: ``StepKitError``.
+  public func dailyDistance(
+    in interval: DateInterval, calendar: Calendar, dayStart: DayStart, policy: CountingPolicy
+  ) async throws -> DailyDistance {
+    guard !dayStart.isMidnight else {
+      return try await dailyDistance(in: interval, calendar: calendar, policy: policy)
+    }
+    let days = LocalDays.days(covering: interval, calendar: calendar, dayStart: dayStart)
+    var amounts: [DistanceAmount] = []
+    for day in days {
+      amounts.append(try await distance(in: LocalDays.part(of: day, within: interval), policy: policy))
+    }
+    return DailyDistance(
+      interval: interval, days: zip(days, amounts).map { DailyDistance.Day(interval: $0, meters: $1.meters) },
+      provenance: Provenance.joined(amounts.map(\.provenance)), hasData: amounts.contains { $0.hasData })
+  }
+
+  /// Counts ``steps(in:policy:)`` over the day from `dayStart` that holds
+  /// the system clock's now, whenever ``todayStepUpdates(calendar:policy:)``
+  /// yields (the source's own change signal) and at each day start
+  /// (midnight: ``todayStepUpdates(calendar:policy:)`` itself).
+  ///
+  /// - Parameters:
+  ///   - calendar: Whose time zone's local times cut the days.
+  ///   - dayStart: The local time at which "today" begins.
+  ///   - policy: Which samples take part.
+  /// - Returns: An asynchronous sequence of today's totals.
+  public func todayStepUpdates(calendar: Calendar, dayStart: DayStart, policy: CountingPolicy)
+    -> AsyncThrowingStream<StepCount, any Error>
+  {
+    guard !dayStart.isMidnight else { return todayStepUpdates(calendar: calendar, policy: policy) }
+    let (wakeups, wake) = makeAsyncStream(of: Void.self)
+    let clock = SystemClock()
+    return AsyncThrowingStream { continuation in
+      let dayChanges = clock.dayChanges(calendar: calendar, dayStart: dayStart) { wake.yield() }
+      let signals = Task {
+        do {
+          for try await _ in todayStepUpdates(calendar: calendar, policy: policy) { wake.yield() }
+          wake.finish()
+        } catch {
+          continuation.finish(throwing: error)
+        }
+      }
+      let updates = Task {
+        await continuation.yieldChanges(for: wakeups) {
+          try await steps(
+            in: LocalDays.day(containing: clock.now(), calendar: calendar, dayStart: dayStart), policy: policy
+          )
+        }
+      }
+      continuation.onTermination = { _ in
+        signals.cancel()
+        updates.cancel()
+        dayChanges.cancel()
+        wake.finish()
+      }
+    }
+  }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StepKitCore
 
 /// The time, a way to wait for a given time, and where the device says that
 /// the day, the time zone or the lock state changed: what live updates need
@@ -197,57 +198,65 @@ public final class ManualClock: StepClock, @unchecked Sendable {
 }
 
 extension StepClock {
-  /// Calls `body` at every local midnight of `calendar`, and whenever the
-  /// system says the day or the time zone changed (`NSCalendarDayChanged`,
-  /// `NSSystemTimeZoneDidChange`), until cancelled: what starts live counts
-  /// on a new day, and on the right midnight after travel.
+  /// Calls `body` at every day start (local midnight, or `dayStart`) of
+  /// `calendar`, and whenever the system says the day or the time zone
+  /// changed (`NSCalendarDayChanged`, `NSSystemTimeZoneDidChange`), until
+  /// cancelled: what starts live counts on a new day, and on the right day
+  /// start after travel.
   ///
-  /// The first midnight is fixed when this is called, so that a clock moved
-  /// past midnight before the task runs still produces the rollover. After a
-  /// notification the next midnight is worked out afresh (with
-  /// `Calendar.autoupdatingCurrent`, in the new time zone).
-  func dayChanges(calendar: Calendar, _ body: @escaping @Sendable () -> Void) -> DayChanges {
-    DayChanges(clock: self, calendar: calendar, body)
+  /// The first day start is fixed when this is called, so that a clock moved
+  /// past it before the task runs still produces the rollover. After a
+  /// notification, and after each rollover, the next one is worked out afresh
+  /// (with `Calendar.autoupdatingCurrent`, in the time zone of that moment).
+  func dayChanges(calendar: Calendar, dayStart: DayStart = .midnight, _ body: @escaping @Sendable () -> Void)
+    -> DayChanges
+  {
+    DayChanges(clock: self, calendar: calendar, dayStart: dayStart, body)
   }
 }
 
-/// The running day-change watch of ``StepClock/dayChanges(calendar:_:)``.
+/// The running day-change watch of ``StepClock/dayChanges(calendar:dayStart:_:)``.
 final class DayChanges: @unchecked Sendable {
   // Safe to share: the `let`s are constant (`body` is `@Sendable`); `sleeper`, `observation` and
   // `cancelled` are read and written only under `lock`.
   private let clock: any StepClock
   private let calendar: Calendar
+  private let dayStart: DayStart
   private let body: @Sendable () -> Void
   private let lock = NSLock()
   private var sleeper: Task<Void, Never>?
   private var observation: NotificationObservation?
   private var cancelled = false
 
-  init(clock: any StepClock, calendar: Calendar, _ body: @escaping @Sendable () -> Void) {
+  init(clock: any StepClock, calendar: Calendar, dayStart: DayStart, _ body: @escaping @Sendable () -> Void) {
     self.clock = clock
     self.calendar = calendar
+    self.dayStart = dayStart
     self.body = body
-    schedule(until: LocalDays.day(containing: clock.now(), calendar: calendar).end)
+    schedule(until: LocalDays.day(containing: clock.now(), calendar: calendar, dayStart: dayStart).end)
     observation = NotificationObservation(
       center: clock.notificationCenter,
       names: [DeviceNotification.calendarDayChanged, DeviceNotification.systemTimeZoneDidChange]
     ) { [weak self] in
       guard let self else { return }
-      self.schedule(until: LocalDays.day(containing: self.clock.now(), calendar: self.calendar).end)
+      self.schedule(
+        until: LocalDays.day(containing: self.clock.now(), calendar: self.calendar, dayStart: self.dayStart)
+          .end)
       self.body()
     }
   }
 
-  /// Replaces the wait with one for `first`, then for each following midnight.
+  /// Replaces the wait with one for `first`, then for each following day start.
   private func schedule(until first: Date) {
     let clock = clock
     let calendar = calendar
+    let dayStart = dayStart
     let body = body
     let task = Task {
       var next = first
       while !Task.isCancelled {
         do { try await clock.sleep(until: next) } catch { return }
-        next = LocalDays.day(containing: clock.now(), calendar: calendar).end
+        next = LocalDays.day(containing: max(clock.now(), next), calendar: calendar, dayStart: dayStart).end
         body()
       }
     }

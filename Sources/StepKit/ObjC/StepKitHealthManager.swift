@@ -137,12 +137,12 @@ public final class StepKitHealthManager: NSObject, Sendable {
   ) {
     let motionOnly = StepCounter(
       health: nil, motion: counter.motion, strategy: .motion, policy: counter.policy,
-      calendar: counter.calendar,
-      clock: counter.clock, bundle: counter.bundle)
+      calendar: counter.calendar, dayStart: counter.dayStart, clock: counter.clock, bundle: counter.bundle)
     StepKitHealthManager(counter: motionOnly).stepCount(from: start, to: end, completion: completion)
   }
 
-  /// Steps per local day between two dates (days start at local midnight;
+  /// Steps per local day between two dates (days start at the counter's
+  /// day start, local midnight by default;
   /// the first and last day count only what falls between the dates).
   ///
   /// - Parameters:

@@ -116,3 +116,15 @@ public protocol ProvenancedResult: Sendable {
   /// Whether the source returned any samples at all for the question.
   var hasData: Bool { get }
 }
+
+extension Provenance {
+  /// One provenance for answers given day by day (at least one, as
+  /// ``LocalDays`` always gives a day): the first day's, with every day's notes, each once.
+  static func joined(_ days: [Provenance]) -> Provenance {
+    var first = days[0]
+    for day in days.dropFirst() {
+      for note in day.notes where !first.notes.contains(note) { first.notes.append(note) }
+    }
+    return first
+  }
+}

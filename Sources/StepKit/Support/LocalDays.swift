@@ -42,6 +42,20 @@ public enum LocalDays {
     return dayStart.days(covering: interval, in: calendar.timeZone)
   }
 
+  /// The day (from `dayStart` to the same local time the next day) of
+  /// `calendar`'s time zone that contains `date`; midnight gives
+  /// ``day(containing:calendar:)``.
+  ///
+  /// - Parameters:
+  ///   - date: A moment of the day.
+  ///   - calendar: Whose time zone's local times cut the days (read now, so
+  ///     `Calendar.autoupdatingCurrent` follows the phone to a new zone).
+  ///   - dayStart: The local time at which days begin.
+  /// - Returns: The whole day: 24 hours, or 23 or 25 across a DST change.
+  public static func day(containing date: Date, calendar: Calendar, dayStart: DayStart) -> DateInterval {
+    days(covering: DateInterval(start: date, duration: 0), calendar: calendar, dayStart: dayStart)[0]
+  }
+
   /// The part of the day (from `dayStart`) containing `now` that has passed.
   ///
   /// - Parameters:
@@ -50,10 +64,7 @@ public enum LocalDays {
   ///   - dayStart: The local time at which days begin.
   /// - Returns: The day's start until `now`.
   public static func todaySoFar(at now: Date, calendar: Calendar, dayStart: DayStart) -> DateInterval {
-    DateInterval(
-      start: days(covering: DateInterval(start: now, duration: 0), calendar: calendar, dayStart: dayStart)[0]
-        .start,
-      end: now)
+    DateInterval(start: day(containing: now, calendar: calendar, dayStart: dayStart).start, end: now)
   }
 
   /// The local day of `calendar` that contains `date`, midnight to midnight

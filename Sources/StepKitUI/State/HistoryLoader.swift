@@ -42,7 +42,8 @@ public struct HistoryLoader: Sendable {
   public func load(_ range: HistoryRange) async -> HistoryPhase {
     let now = counter.clock.now()
     do {
-      let daily = try await counter.dailySteps(in: range.interval(endingAt: now, calendar: counter.calendar))
+      let daily = try await counter.dailySteps(
+        in: range.interval(endingAt: now, calendar: counter.calendar, dayStart: counter.dayStart))
       return .showing(HistoryState(daily: daily, range: range, goal: goal, now: now, formatting: formatting))
     } catch {
       return .failed(AccessGuidance(error: StepKitError.wrapping(error), formatting: formatting))

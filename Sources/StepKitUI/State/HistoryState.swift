@@ -42,6 +42,25 @@ public enum HistoryRange: Int, Sendable, Hashable, CaseIterable, Identifiable {
     let first = calendar.date(byAdding: .day, value: -(days - 1), to: today) ?? today
     return DateInterval(start: calendar.startOfDay(for: first), end: max(now, today))
   }
+
+  /// The interval from the day start that begins the first day (`days - 1`
+  /// days before today, days running from `dayStart` in `calendar`'s time
+  /// zone) until `now`; midnight gives ``interval(endingAt:calendar:)``.
+  ///
+  /// - Parameters:
+  ///   - now: The current moment.
+  ///   - calendar: Whose time zone's local times cut the days.
+  ///   - dayStart: The local time at which days begin.
+  /// - Returns: The interval to ask ``StepCounter/dailySteps(in:)`` for.
+  public func interval(endingAt now: Date, calendar: Calendar, dayStart: DayStart) -> DateInterval {
+    guard !dayStart.isMidnight else { return interval(endingAt: now, calendar: calendar) }
+    var day = LocalDays.day(containing: now, calendar: calendar, dayStart: dayStart)
+    for _ in 1..<max(days, 1) {
+      day = LocalDays.day(
+        containing: day.start.addingTimeInterval(-1), calendar: calendar, dayStart: dayStart)
+    }
+    return DateInterval(start: day.start, end: max(now, day.start))
+  }
 }
 
 /// One day's bar in the history chart.

@@ -1,4 +1,5 @@
 import Foundation
+import StepKitCore
 
 #if canImport(HealthKit)
   import HealthKit
@@ -31,6 +32,23 @@ extension HealthKitStepSource {
   public func todayStepUpdates(calendar: Calendar, policy: CountingPolicy) -> AsyncThrowingStream<
     StepCount, any Error
   > {
+    todayStepUpdates(calendar: calendar, dayStart: .midnight, policy: policy)
+  }
+
+  /// ``todayStepUpdates(calendar:policy:)`` with "today" from `dayStart` to
+  /// the same local time the next day: counted afresh at each day start of
+  /// `calendar`'s time zone at that moment (23- or 25-hour days across a DST
+  /// change; after a time-zone change, the new zone's day start).
+  ///
+  /// - Parameters:
+  ///   - calendar: Whose time zone's local times cut the days
+  ///     (`Calendar.autoupdatingCurrent` follows the phone across time zones).
+  ///   - dayStart: The local time at which "today" begins.
+  ///   - policy: Which samples take part.
+  /// - Returns: An asynchronous sequence of today's totals.
+  public func todayStepUpdates(calendar: Calendar, dayStart: DayStart, policy: CountingPolicy)
+    -> AsyncThrowingStream<StepCount, any Error>
+  {
     let (events, eventContinuation) = makeAsyncStream(of: LiveEvent.self)
     let clock = clock
     return AsyncThrowingStream { continuation in
@@ -54,7 +72,9 @@ extension HealthKitStepSource {
       store.execute(observer)
       let running = RunningQuery(store: store, query: observer)
 
-      let dayChanges = clock.dayChanges(calendar: calendar) { eventContinuation.yield(.midnight) }
+      let dayChanges = clock.dayChanges(calendar: calendar, dayStart: dayStart) {
+        eventContinuation.yield(.midnight)
+      }
       let unlocks = NotificationObservation(
         center: clock.notificationCenter, names: [DeviceNotification.protectedDataDidBecomeAvailable]
       ) { eventContinuation.yield(.changed) }
@@ -63,7 +83,7 @@ extension HealthKitStepSource {
         eventContinuation.yield(.changed)
         await continuation.yieldChanges(for: events) { event in
           if case .failed(let error) = event { throw error }
-          let today = LocalDays.day(containing: clock.now(), calendar: calendar)
+          let today = LocalDays.day(containing: clock.now(), calendar: calendar, dayStart: dayStart)
           do {
             let count = try await steps(in: today, policy: policy)
             lastGood = count

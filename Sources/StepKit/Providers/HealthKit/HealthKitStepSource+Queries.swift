@@ -143,14 +143,17 @@ extension HealthKitStepSource {
     }
   }
 
-  /// One bucket's start, merged sum (`nil` when empty) and its sources' own sums.
+  /// One bucket's start and end, merged sum (`nil` when empty) and its sources' own sums.
   struct Bucket: Sendable {
     var start: Date
+    var end: Date
     var sum: Double?
     var sourceSums: [Double] = []
   }
 
-  /// HealthKit's merged sums per day from `anchor`, over `range`.
+  /// HealthKit's merged sums per day from `anchor` (a local midnight or any
+  /// other local time: HealthKit steps one calendar day at a time from it, in
+  /// the device's calendar when the query runs), over `range`.
   func collectionSums(_ kind: QuantityKind, in range: DateInterval, policy: CountingPolicy, anchor: Date)
     async throws
     -> [Bucket]
@@ -177,7 +180,8 @@ extension HealthKitStepSource {
           collection?.enumerateStatistics(from: range.start, to: range.end) { statistics, _ in
             buckets.append(
               Bucket(
-                start: statistics.startDate, sum: statistics.sumQuantity()?.doubleValue(for: Self.unit(kind)),
+                start: statistics.startDate, end: statistics.endDate,
+                sum: statistics.sumQuantity()?.doubleValue(for: Self.unit(kind)),
                 sourceSums: Self.sourceSums(statistics, kind))
             )
           }

@@ -160,7 +160,30 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
   public func dailySteps(in interval: DateInterval, calendar: Calendar, policy: CountingPolicy) async throws
     -> DailySteps
   {
-    let (days, hasData, notes) = try await daily(.steps, in: interval, calendar: calendar, policy: policy)
+    try await dailySteps(in: interval, calendar: calendar, dayStart: .midnight, policy: policy)
+  }
+
+  /// Steps per day from `dayStart` over `interval`.
+  ///
+  /// One statistics-collection query anchored at the first day's start
+  /// (`dayStart` local time), one-day intervals, as for midnight days: HealthKit
+  /// steps from the anchor a calendar day at a time, so its intervals are the
+  /// days (23 or 25 hours across a DST change). A day whose HealthKit interval
+  /// differs (a day start inside a DST gap, or a calendar in another time
+  /// zone than the device's) is asked with a statistics query of its own.
+  ///
+  /// - Parameters:
+  ///   - interval: The range.
+  ///   - calendar: Whose time zone's local times cut days.
+  ///   - dayStart: The local time at which days begin.
+  ///   - policy: Which samples take part.
+  /// - Returns: One bucket per day.
+  /// - Throws: ``StepKitError``.
+  public func dailySteps(
+    in interval: DateInterval, calendar: Calendar, dayStart: DayStart, policy: CountingPolicy
+  ) async throws -> DailySteps {
+    let (days, hasData, notes) = try await daily(
+      .steps, in: interval, calendar: calendar, dayStart: dayStart, policy: policy)
     return DailySteps(
       interval: interval, days: days.map { DailySteps.Day(interval: $0.0, steps: $0.1) },
       provenance: provenance(policy, hasData: hasData, notes: notes), hasData: hasData)
@@ -178,7 +201,24 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
     async throws
     -> DailyDistance
   {
-    let (days, hasData, notes) = try await daily(.distance, in: interval, calendar: calendar, policy: policy)
+    try await dailyDistance(in: interval, calendar: calendar, dayStart: .midnight, policy: policy)
+  }
+
+  /// Walking + running distance per day from `dayStart`, asked as
+  /// ``dailySteps(in:calendar:dayStart:policy:)`` asks.
+  ///
+  /// - Parameters:
+  ///   - interval: The range.
+  ///   - calendar: Whose time zone's local times cut days.
+  ///   - dayStart: The local time at which days begin.
+  ///   - policy: Which samples take part.
+  /// - Returns: One bucket per day.
+  /// - Throws: ``StepKitError``.
+  public func dailyDistance(
+    in interval: DateInterval, calendar: Calendar, dayStart: DayStart, policy: CountingPolicy
+  ) async throws -> DailyDistance {
+    let (days, hasData, notes) = try await daily(
+      .distance, in: interval, calendar: calendar, dayStart: dayStart, policy: policy)
     return DailyDistance(
       interval: interval, days: days.map { DailyDistance.Day(interval: $0.0, meters: $0.1) },
       provenance: provenance(policy, hasData: hasData, notes: notes), hasData: hasData)
@@ -254,29 +294,44 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
     }
   }
 
-  func daily(_ kind: QuantityKind, in interval: DateInterval, calendar: Calendar, policy: CountingPolicy)
-    async throws -> ([(DateInterval, Double)], Bool, [ResultNote])
-  {
+  func daily(
+    _ kind: QuantityKind, in interval: DateInterval, calendar: Calendar, dayStart: DayStart,
+    policy: CountingPolicy
+  ) async throws -> ([(DateInterval, Double)], Bool, [ResultNote]) {
     try requireHealthData()
     try Self.validate(interval)
-    let days = LocalDays.days(covering: interval, calendar: calendar)
+    let days = LocalDays.days(covering: interval, calendar: calendar, dayStart: dayStart)
     switch counting {
     case .healthKitStatistics:
       let buckets = try await collectionSums(kind, in: interval, policy: policy, anchor: days[0].start)
       var hasData = false
       var checks: [MergeCheck] = []
-      var values = days.map { day -> (DateInterval, Double) in
+      var values: [(DateInterval, Double)] = []
+      for day in days {
         var sum = 0.0
         var sourceSums: [Double] = []
-        for bucket in buckets where bucket.start >= day.start && bucket.start < day.end {
-          if let value = bucket.sum {
-            sum += value
-            hasData = true
+        let inside = buckets.filter { $0.start >= day.start && $0.start < day.end }
+        if dayStart.isMidnight
+          || (inside.count == 1 && inside[0].start == day.start && inside[0].end == day.end)
+        {
+          for bucket in inside {
+            if let value = bucket.sum {
+              sum += value
+              hasData = true
+            }
+            sourceSums += bucket.sourceSums
           }
-          sourceSums += bucket.sourceSums
+        } else {
+          // HealthKit's interval is not this day (its day start falls in a DST gap, or the
+          // device is in another time zone): the day's own statistics.
+          let (value, any, sums) = try await statisticsSum(
+            kind, in: LocalDays.part(of: day, within: interval), policy: policy)
+          sum = value
+          hasData = hasData || any
+          sourceSums = sums
         }
         checks.append(MergeCheck(healthKit: sum, sourceSums: sourceSums))
-        return (day, sum)
+        values.append((day, sum))
       }
       guard checksHealthKitMerge, hasData, checks.contains(where: \.showsSourcesSummed),
         interval.duration <= MergeCheck.maximumRange,

@@ -158,7 +158,23 @@ public struct MotionStepSource: StepSource {
   public func dailySteps(in interval: DateInterval, calendar: Calendar, policy: CountingPolicy) async throws
     -> DailySteps
   {
-    let (days, notes) = try await readDays(interval, calendar: calendar)
+    try await dailySteps(in: interval, calendar: calendar, dayStart: .midnight, policy: policy)
+  }
+
+  /// Steps per day from `dayStart` over `interval`, each day asked of the
+  /// coprocessor as ``dailySteps(in:calendar:policy:)`` asks for midnight days.
+  ///
+  /// - Parameters:
+  ///   - interval: The range.
+  ///   - calendar: Whose time zone's local times cut the days.
+  ///   - dayStart: The local time at which days begin.
+  ///   - policy: Recorded in the provenance.
+  /// - Returns: The days in order.
+  /// - Throws: ``StepKitError``.
+  public func dailySteps(
+    in interval: DateInterval, calendar: Calendar, dayStart: DayStart, policy: CountingPolicy
+  ) async throws -> DailySteps {
+    let (days, notes) = try await readDays(interval, calendar: calendar, dayStart: dayStart)
     return DailySteps(
       interval: interval,
       days: days.map { DailySteps.Day(interval: $0.day, steps: Double($0.reading?.steps ?? 0)) },
@@ -179,8 +195,24 @@ public struct MotionStepSource: StepSource {
     async throws
     -> DailyDistance
   {
+    try await dailyDistance(in: interval, calendar: calendar, dayStart: .midnight, policy: policy)
+  }
+
+  /// Walking + running distance per day from `dayStart`, as
+  /// ``dailySteps(in:calendar:dayStart:policy:)``.
+  ///
+  /// - Parameters:
+  ///   - interval: The range.
+  ///   - calendar: Whose time zone's local times cut the days.
+  ///   - dayStart: The local time at which days begin.
+  ///   - policy: Recorded in the provenance.
+  /// - Returns: The days in order.
+  /// - Throws: ``StepKitError``; code 109 on a device that does not estimate distance.
+  public func dailyDistance(
+    in interval: DateInterval, calendar: Calendar, dayStart: DayStart, policy: CountingPolicy
+  ) async throws -> DailyDistance {
     try requireDistance()
-    let (days, notes) = try await readDays(interval, calendar: calendar)
+    let (days, notes) = try await readDays(interval, calendar: calendar, dayStart: dayStart)
     return DailyDistance(
       interval: interval,
       days: days.map { DailyDistance.Day(interval: $0.day, meters: $0.reading?.distanceMeters ?? 0) },
@@ -205,7 +237,22 @@ public struct MotionStepSource: StepSource {
   public func todayStepUpdates(calendar: Calendar, policy: CountingPolicy) -> AsyncThrowingStream<
     StepCount, any Error
   > {
-    MotionTodayUpdates(source: self, calendar: calendar, policy: policy).stream()
+    todayStepUpdates(calendar: calendar, dayStart: .midnight, policy: policy)
+  }
+
+  /// ``todayStepUpdates(calendar:policy:)`` with days from `dayStart`: updates restart from
+  /// each day start of `calendar`'s time zone (where a DST change skips it, from the first
+  /// moment after the gap).
+  ///
+  /// - Parameters:
+  ///   - calendar: Whose time zone's local times cut the days.
+  ///   - dayStart: The local time at which "today" begins.
+  ///   - policy: Recorded in each count's provenance.
+  /// - Returns: The totals, as ``todayStepUpdates(calendar:policy:)``.
+  public func todayStepUpdates(calendar: Calendar, dayStart: DayStart, policy: CountingPolicy)
+    -> AsyncThrowingStream<StepCount, any Error>
+  {
+    MotionTodayUpdates(source: self, calendar: calendar, dayStart: dayStart, policy: policy).stream()
   }
 
   // MARK: - Internals
@@ -269,7 +316,7 @@ public struct MotionStepSource: StepSource {
   }
 
   /// Reads each local day of `interval`, applying the seven-day window and the history limit.
-  private func readDays(_ interval: DateInterval, calendar: Calendar) async throws -> (
+  private func readDays(_ interval: DateInterval, calendar: Calendar, dayStart: DayStart) async throws -> (
     [DayReading], [ResultNote]
   ) {
     try preflight()
@@ -283,7 +330,7 @@ public struct MotionStepSource: StepSource {
     }
     var truncated = false
     var result: [DayReading] = []
-    for day in LocalDays.days(covering: interval, calendar: calendar) {
+    for day in LocalDays.days(covering: interval, calendar: calendar, dayStart: dayStart) {
       let part = LocalDays.part(of: day, within: interval)
       let asked: DateInterval
       switch window.fit(part) {

@@ -1,16 +1,18 @@
 import Foundation
+import StepKitCore
 
 /// Today's live step count from the coprocessor: a baseline query, then cumulative pedometer
-/// updates from local midnight, restarted at each midnight and when the system says the day or
-/// the time zone changed.
+/// updates from the day start (local midnight by default), restarted at each day start and when
+/// the system says the day or the time zone changed.
 ///
-/// One session per day: `startUpdates(from: midnight)` on a pedometer of its own, a query for
-/// the total so far, and a wait on the clock until the next midnight. Everything the pedometer
+/// One session per day: `startUpdates(from: dayStart)` on a pedometer of its own, a query for
+/// the total so far, and a wait on the clock until the next day start. Everything the pedometer
 /// and the clock report arrives as an event tagged with its session, so a late answer from
 /// yesterday's session can never be shown as today's count.
 struct MotionTodayUpdates: Sendable {
   let source: MotionStepSource
   let calendar: Calendar
+  let dayStart: DayStart
   let policy: CountingPolicy
 
   private enum Event: Sendable {
@@ -29,10 +31,10 @@ struct MotionTodayUpdates: Sendable {
     }
   }
 
-  /// The local day containing `now` (a DST change may make it 23 or 25 hours long, or start it
-  /// after midnight where midnight is skipped).
+  /// The local day (from the day start) containing `now` (a DST change may make it 23 or 25
+  /// hours long, or start it after the day start where that time is skipped).
   func day(containing now: Date) -> DateInterval {
-    LocalDays.day(containing: now, calendar: calendar)
+    LocalDays.day(containing: now, calendar: calendar, dayStart: dayStart)
   }
 
   private func run(_ output: AsyncThrowingStream<StepCount, any Error>.Continuation) async {

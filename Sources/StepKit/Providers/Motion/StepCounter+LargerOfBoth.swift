@@ -1,4 +1,5 @@
 import Foundation
+import StepKitCore
 
 /// Today's steps from HealthKit and from the motion coprocessor side by side, and the larger
 /// of the two: what apps that follow WeChat's behaviour show.
@@ -97,7 +98,7 @@ extension StepCounter {
   }
 
   /// Today's steps from both sources, live: a new combined count whenever either changes,
-  /// rolling over at midnight.
+  /// rolling over at each day start (midnight, or ``dayStart``).
   ///
   /// Right after midnight, a count still from yesterday is not compared with today's: until
   /// both have rolled over, the one for the later day is shown. When one source fails, the
@@ -108,11 +109,13 @@ extension StepCounter {
     let health: (any StepSource)? = health
     let motion = motion
     let calendar = calendar
+    let dayStart = dayStart
     let policy = policy
     return AsyncThrowingStream { continuation in
       let task = Task {
         await Self.combine(
-          health: health, motion: motion, calendar: calendar, policy: policy, into: continuation)
+          health: health, motion: motion, calendar: calendar, dayStart: dayStart, policy: policy,
+          into: continuation)
       }
       continuation.onTermination = { _ in task.cancel() }
     }
@@ -136,7 +139,8 @@ extension StepCounter {
   }
 
   private static func combine(
-    health: (any StepSource)?, motion: (any StepSource)?, calendar: Calendar, policy: CountingPolicy,
+    health: (any StepSource)?, motion: (any StepSource)?, calendar: Calendar, dayStart: DayStart,
+    policy: CountingPolicy,
     into output: AsyncThrowingStream<CombinedStepCount, any Error>.Continuation
   ) async {
     var sink: AsyncStream<LiveEvent>.Continuation?
@@ -144,12 +148,14 @@ extension StepCounter {
     guard let sink else { return output.finish() }
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
-        await forward(health, kind: .healthKit, calendar: calendar, policy: policy) {
+        await forward(health, kind: .healthKit, calendar: calendar, dayStart: dayStart, policy: policy) {
           sink.yield(.health($0))
         }
       }
       group.addTask {
-        await forward(motion, kind: .motion, calendar: calendar, policy: policy) { sink.yield(.motion($0)) }
+        await forward(motion, kind: .motion, calendar: calendar, dayStart: dayStart, policy: policy) {
+          sink.yield(.motion($0))
+        }
       }
       var latestHealth: Result<StepCount, StepKitError>?
       var latestMotion: Result<StepCount, StepKitError>?
@@ -187,12 +193,13 @@ extension StepCounter {
 
   /// Passes on each count of `source`'s live updates, and its failure, if any.
   private static func forward(
-    _ source: (any StepSource)?, kind: StepSourceKind, calendar: Calendar, policy: CountingPolicy,
+    _ source: (any StepSource)?, kind: StepSourceKind, calendar: Calendar, dayStart: DayStart,
+    policy: CountingPolicy,
     to deliver: @Sendable (Result<StepCount, StepKitError>) -> Void
   ) async {
     guard let source else { return deliver(.failure(.sourceNotConfigured(kind))) }
     do {
-      for try await count in source.todayStepUpdates(calendar: calendar, policy: policy) {
+      for try await count in source.todayStepUpdates(calendar: calendar, dayStart: dayStart, policy: policy) {
         deliver(.success(count))
       }
     } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import StepKitCore
 
 // Live updates under the default strategy, `healthKitThenMotion`: HealthKit's counts while it
 // has data, the coprocessor's while it has none or cannot answer, decided again on every
@@ -29,20 +30,24 @@ extension StepCounter {
   /// - Throws: HealthKit's error when it does not allow a fallback; CoreMotion's error while
   ///   its counts are shown.
   static func healthKitThenMotionUpdates(
-    health: (any HealthDataSource)?, motion: (any StepSource)?, calendar: Calendar, policy: CountingPolicy,
+    health: (any HealthDataSource)?, motion: (any StepSource)?, calendar: Calendar, dayStart: DayStart,
+    policy: CountingPolicy,
     into output: AsyncThrowingStream<StepCount, any Error>.Continuation
   ) async throws {
     guard let health else {
       guard let motion else { throw StepKitError.sourceNotConfigured(.healthKit) }
       return try await relay(
-        motion, reason: .healthKitNotConfigured, calendar: calendar, policy: policy, into: output)
+        motion, reason: .healthKitNotConfigured, calendar: calendar, dayStart: dayStart, policy: policy,
+        into: output)
     }
     guard let motion else {
-      return try await relay(health, reason: nil, calendar: calendar, policy: policy, into: output)
+      return try await relay(
+        health, reason: nil, calendar: calendar, dayStart: dayStart, policy: policy, into: output)
     }
     if await health.authorizationState() == .unavailable {
       return try await relay(
-        motion, reason: .healthDataUnavailable, calendar: calendar, policy: policy, into: output)
+        motion, reason: .healthDataUnavailable, calendar: calendar, dayStart: dayStart, policy: policy,
+        into: output)
     }
 
     let (events, sink) = makeAsyncStream(of: FallbackEvent.self)
@@ -52,7 +57,9 @@ extension StepCounter {
     ) -> Task<Void, Never> {
       Task {
         do {
-          for try await value in source.todayStepUpdates(calendar: calendar, policy: policy) {
+          for try await value in source.todayStepUpdates(
+            calendar: calendar, dayStart: dayStart, policy: policy)
+          {
             sink.yield(count(value))
           }
           sink.yield(ended(nil))
@@ -166,10 +173,12 @@ extension StepCounter {
 
   /// Yields `source`'s live counts, marked with `reason`.
   private static func relay(
-    _ source: any StepSource, reason: FallbackReason?, calendar: Calendar, policy: CountingPolicy,
+    _ source: any StepSource, reason: FallbackReason?, calendar: Calendar, dayStart: DayStart,
+    policy: CountingPolicy,
     into output: AsyncThrowingStream<StepCount, any Error>.Continuation
   ) async throws {
-    for try await var count in source.todayStepUpdates(calendar: calendar, policy: policy) {
+    for try await var count in source.todayStepUpdates(calendar: calendar, dayStart: dayStart, policy: policy)
+    {
       if let reason {
         count.provenance.fallbackReason = reason
         if reason == .healthKitReturnedNoData, !count.provenance.notes.contains(.noDataMayMeanDeniedAccess) {

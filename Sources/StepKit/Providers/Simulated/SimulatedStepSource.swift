@@ -238,11 +238,11 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
   /// One bucket per local day covering `interval`, each made by `bucket` of
   /// the day and its totals within `interval`; and whether any day had samples.
   private func daily<Day>(
-    _ interval: DateInterval, _ calendar: Calendar, _ policy: CountingPolicy,
+    _ interval: DateInterval, _ calendar: Calendar, _ dayStart: DayStart, _ policy: CountingPolicy,
     bucket: (DateInterval, IntervalTotals) -> Day
   ) throws -> (days: [Day], hasData: Bool) {
     var hasData = false
-    let days = try LocalDays.days(covering: interval, calendar: calendar).map { day in
+    let days = try LocalDays.days(covering: interval, calendar: calendar, dayStart: dayStart).map { day in
       let (totals, any) = try totals(LocalDays.part(of: day, within: interval), policy)
       hasData = hasData || any
       return bucket(day, totals)
@@ -291,8 +291,23 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
   public func dailySteps(in interval: DateInterval, calendar: Calendar, policy: CountingPolicy) async throws
     -> DailySteps
   {
+    try await dailySteps(in: interval, calendar: calendar, dayStart: .midnight, policy: policy)
+  }
+
+  /// Merged steps per day from `dayStart`, each counting only what falls within `interval`.
+  ///
+  /// - Parameters:
+  ///   - interval: The range.
+  ///   - calendar: Whose time zone's local times cut days.
+  ///   - dayStart: The local time at which days begin.
+  ///   - policy: Which samples take part.
+  /// - Returns: One bucket per day.
+  /// - Throws: A scripted ``StepKitError``.
+  public func dailySteps(
+    in interval: DateInterval, calendar: Calendar, dayStart: DayStart, policy: CountingPolicy
+  ) async throws -> DailySteps {
     try begin(.steps)
-    let (days, hasData) = try daily(interval, calendar, policy) {
+    let (days, hasData) = try daily(interval, calendar, dayStart, policy) {
       DailySteps.Day(interval: $0, steps: $1.steps)
     }
     return DailySteps(
@@ -311,8 +326,23 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     async throws
     -> DailyDistance
   {
+    try await dailyDistance(in: interval, calendar: calendar, dayStart: .midnight, policy: policy)
+  }
+
+  /// Merged distance per day from `dayStart`.
+  ///
+  /// - Parameters:
+  ///   - interval: The range.
+  ///   - calendar: Whose time zone's local times cut days.
+  ///   - dayStart: The local time at which days begin.
+  ///   - policy: Which samples take part.
+  /// - Returns: One bucket per day.
+  /// - Throws: A scripted ``StepKitError``.
+  public func dailyDistance(
+    in interval: DateInterval, calendar: Calendar, dayStart: DayStart, policy: CountingPolicy
+  ) async throws -> DailyDistance {
     try begin(.distance)
-    let (days, hasData) = try daily(interval, calendar, policy) {
+    let (days, hasData) = try daily(interval, calendar, dayStart, policy) {
       DailyDistance.Day(interval: $0, meters: $1.distanceMeters)
     }
     return DailyDistance(
@@ -328,12 +358,25 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
   public func todayStepUpdates(calendar: Calendar, policy: CountingPolicy) -> AsyncThrowingStream<
     StepCount, any Error
   > {
+    todayStepUpdates(calendar: calendar, dayStart: .midnight, policy: policy)
+  }
+
+  /// Today's steps now, after each ``add(_:)``, and afresh at each day start of the clock.
+  ///
+  /// - Parameters:
+  ///   - calendar: Whose time zone's local times cut days.
+  ///   - dayStart: The local time at which "today" begins.
+  ///   - policy: Which samples take part.
+  /// - Returns: The sequence of today's totals.
+  public func todayStepUpdates(calendar: Calendar, dayStart: DayStart, policy: CountingPolicy)
+    -> AsyncThrowingStream<StepCount, any Error>
+  {
     let (wakeups, wake) = makeAsyncStream(of: Void.self)
     let id = UUID()
     withState { $0.listeners[id] = wake }
     let clock = clock
     return AsyncThrowingStream { continuation in
-      let midnights = clock.dayChanges(calendar: calendar) { wake.yield() }
+      let midnights = clock.dayChanges(calendar: calendar, dayStart: dayStart) { wake.yield() }
       let updates = Task {
         do {
           try self.begin(.liveUpdates)
@@ -342,7 +385,7 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
         }
         wake.yield()
         await continuation.yieldChanges(for: wakeups) {
-          let today = LocalDays.day(containing: clock.now(), calendar: calendar)
+          let today = LocalDays.day(containing: clock.now(), calendar: calendar, dayStart: dayStart)
           let (totals, hasData) = try self.totals(today, policy)
           return StepCount(
             interval: today, steps: totals.steps, provenance: self.provenance(policy, hasData: hasData),
