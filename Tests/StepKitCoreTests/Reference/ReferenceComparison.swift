@@ -47,6 +47,7 @@ extension ReferenceCase {
     return CountingOptions(
       policy: policy, ranking: SourceRanking(explicitOrder: options.explicitOrder), unit: unit,
       timeZone: zone,
+      dayStart: DayStart(hour: options.dayStart.hour, minute: options.dayStart.minute)!,
       from: day(options.from), to: day(options.to), recordsCountedValues: recordsCountedValues)
   }
 

@@ -97,6 +97,9 @@ enum ReferenceCount {
     /// The first and last local day to report.
     var from: Day?
     var to: Day?
+    /// The local time at which days begin (COUNTING.md, "A day start"): hour and minute;
+    /// midnight is `(0, 0)`. Hour buckets ignore it.
+    var dayStart: (hour: Int, minute: Int) = (0, 0)
   }
 
   /// One bucket's sums.
@@ -177,7 +180,7 @@ enum ReferenceCount {
 
   /// Counts `samples` as COUNTING.md says.
   static func count(_ samples: [Sample], _ options: Options) -> Result {
-    var buckets = BucketFinder(unit: options.unit, zone: options.zone)
+    var buckets = BucketFinder(unit: options.unit, zone: options.zone, dayStart: options.dayStart)
     let validIndices = samples.indices.filter { samples[$0].isValid }
     let valid = validIndices.map { samples[$0] }
 
@@ -295,18 +298,23 @@ enum ReferenceCount {
 
 /// Finds buckets with Foundation's calendar: a bucket is the calendar's hour,
 /// day, ISO week or month holding an instant, in the sample's recorded offset
-/// or the named zone.
+/// or the named zone. With a day start, a day runs from that local time to the
+/// same local time the next day (Foundation's `nextDate` finds it, the first
+/// moment after a DST gap that skips it, the first of a repeated time); weeks
+/// and months begin at the day start of their first day.
 struct BucketFinder {
   let unit: ReferenceCount.Unit
   let zone: ReferenceCount.Zone
+  let dayStart: (hour: Int, minute: Int)
   private var calendars: [Int: Calendar] = [:]
   private var named: Calendar?
   /// A UTC Gregorian calendar for stepping from one label to the next.
   private let labels: Calendar
 
-  init(unit: ReferenceCount.Unit, zone: ReferenceCount.Zone) {
+  init(unit: ReferenceCount.Unit, zone: ReferenceCount.Zone, dayStart: (hour: Int, minute: Int) = (0, 0)) {
     self.unit = unit
     self.zone = zone
+    self.dayStart = dayStart
     var utc = Calendar(identifier: .gregorian)
     utc.timeZone = TimeZone(identifier: "UTC")!
     labels = utc
@@ -331,6 +339,9 @@ struct BucketFinder {
   mutating func bucket(at t: Int64, offsetSeconds: Int) -> (label: ReferenceCount.Label, endMs: Int64) {
     let calendar = calendar(offsetSeconds: offsetSeconds)
     let date = Date(timeIntervalSince1970: Double(t) / 1000)
+    if unit != .hour && (dayStart.hour != 0 || dayStart.minute != 0) {
+      return bucketFromDayStart(at: date, calendar)
+    }
     let component: Calendar.Component
     switch unit {
     case .hour: component = .hour
@@ -345,6 +356,50 @@ struct BucketFinder {
       day: ReferenceCount.Day(year: local.year!, month: local.month!, day: local.day!),
       hour: unit == .hour ? local.hour! : 0)
     return (label, Int64((interval.end.timeIntervalSince1970 * 1000).rounded()))
+  }
+
+  /// Local noon of `day` plus `days`, as a date to take components from.
+  private func noon(_ day: ReferenceCount.Day, plus days: Int = 0, _ calendar: Calendar) -> Date {
+    let noon = calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day, hour: 12))!
+    return calendar.date(byAdding: .day, value: days, to: noon)!
+  }
+
+  private func day(of date: Date, _ calendar: Calendar) -> ReferenceCount.Day {
+    let parts = calendar.dateComponents([.year, .month, .day], from: date)
+    return ReferenceCount.Day(year: parts.year!, month: parts.month!, day: parts.day!)
+  }
+
+  /// The instant local `day` begins at the day start.
+  private func start(of day: ReferenceCount.Day, _ calendar: Calendar) -> Date {
+    let midnight = calendar.startOfDay(for: noon(day, calendar))
+    return calendar.nextDate(
+      after: midnight, matching: DateComponents(hour: dayStart.hour, minute: dayStart.minute, second: 0),
+      matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward)!
+  }
+
+  private func bucketFromDayStart(at date: Date, _ calendar: Calendar) -> (
+    label: ReferenceCount.Label, endMs: Int64
+  ) {
+    // The local date, or the one before when the instant precedes that date's day start.
+    var labelDay = day(of: date, calendar)
+    if date < start(of: labelDay, calendar) { labelDay = day(of: noon(labelDay, plus: -1, calendar), calendar) }
+    let first: ReferenceCount.Day
+    let next: ReferenceCount.Day
+    switch unit {
+    case .hour, .day:
+      first = labelDay
+      next = day(of: noon(labelDay, plus: 1, calendar), calendar)
+    case .week:
+      let monday = calendar.dateInterval(of: .weekOfYear, for: noon(labelDay, calendar))!.start
+      first = day(of: monday, calendar)
+      next = day(of: noon(first, plus: 7, calendar), calendar)
+    case .month:
+      first = ReferenceCount.Day(year: labelDay.year, month: labelDay.month, day: 1)
+      let later = calendar.date(byAdding: .month, value: 1, to: noon(first, calendar))!
+      next = day(of: later, calendar)
+    }
+    let end = start(of: next, calendar)
+    return (ReferenceCount.Label(day: first, hour: 0), Int64((end.timeIntervalSince1970 * 1000).rounded()))
   }
 
   /// The label of the bucket holding local `day` (its last hour for hour buckets when `lastHour`).

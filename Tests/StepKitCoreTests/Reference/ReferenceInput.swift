@@ -160,13 +160,23 @@ struct ReferenceCase: CustomStringConvertible {
       if chance(80) { options.from = day(first) }
       if options.from == nil || chance(80) { options.to = day(last) }
     }
+    if chance(40) {
+      // A day start: 04:00, inside the spring gap (02:30), inside the autumn repeat (01:30 in
+      // New York, 02:30 in Europe), late in the evening, or any minute of the day.
+      let starts = [(4, 0), (2, 30), (1, 30), (23, 45), (6, 0)]
+      options.dayStart =
+        chance(70)
+        ? starts[Int.random(in: 0..<starts.count, using: &rng)]
+        : (Int.random(in: 0...23, using: &rng), Int.random(in: 0...59, using: &rng))
+    }
     return ReferenceCase(samples: samples, options: options)
   }
 
   var description: String {
     var lines = [
       "policy \(options.policy), unit \(options.unit), zone \(options.zone), order \(options.explicitOrder), "
-        + "from \(options.from.map(\.description) ?? "-") to \(options.to.map(\.description) ?? "-")"
+        + "from \(options.from.map(\.description) ?? "-") to \(options.to.map(\.description) ?? "-"), "
+        + "day start \(options.dayStart.hour):\(options.dayStart.minute)"
     ]
     for sample in samples {
       lines.append(
