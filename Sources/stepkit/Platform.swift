@@ -27,6 +27,25 @@ enum Platform {
     getenv(name).map { String(cString: $0) }
   }
 
+  /// Keeps memory freed by worker threads for the next export instead of
+  /// handing it back to the kernel after each one.
+  ///
+  /// glibc gives each worker thread an arena of its own and trims it
+  /// (`madvise(MADV_DONTNEED)`) whenever more than its trim threshold lies
+  /// free at the top; the reader's two 4 MiB read buffers, freed after every
+  /// export, cross it, so the next export faults in and zero-fills 8 MiB
+  /// again. Measured on a 40-export cohort: ten times the system time of
+  /// `--jobs 1`, and `--jobs 2` slower than `--jobs 1`. A fixed mmap
+  /// threshold above the buffers and a trim threshold above both keep them;
+  /// memory stays bounded by the peak the run reaches anyway. Other C
+  /// libraries (Darwin's, musl's) are left as they are.
+  static func keepFreedMemoryForReuse() {
+    #if canImport(Glibc)
+      _ = mallopt(M_MMAP_THRESHOLD, 8 << 20)
+      _ = mallopt(M_TRIM_THRESHOLD, 32 << 20)
+    #endif
+  }
+
   /// The number of processors the process may use (the default `--jobs`).
   static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 

@@ -302,6 +302,8 @@ final class ExportPool<Result: Sendable>: @unchecked Sendable {
       for index in 0..<count { try deliver(index, work(index)) }
       return
     }
+    // Worker threads free each export's read buffers in arenas of their own (see the function).
+    Platform.keepFreedMemoryForReuse()
     for _ in 0..<jobs {
       let thread = Thread { [self] in self.workLoop(work) }
       thread.stackSize = 8 << 20
