@@ -88,4 +88,35 @@ struct ReferenceDifferentialTests {
       ]
     #expect(ReferenceCount.count(instants, .init()).rows.map(\.steps) == [1109])
   }
+
+  @Test(
+    "The reference's day start on hand-computed New York days: 23 hours, a start in the gap, a repeated start"
+  )
+  func referenceDayStartByHand() {
+    let newYork = ReferenceCount.Zone.named(TimeZone(identifier: "America/New_York")!)
+    func at(_ text: String, _ value: Double) -> ReferenceCount.Sample {
+      let ms = Int64(ISO8601DateFormatter().date(from: text)!.timeIntervalSince1970 * 1000)
+      return ReferenceCount.Sample(
+        kind: .steps, startMs: ms, endMs: ms, value: value, offsetSeconds: 0, source: "Phone",
+        model: "iPhone",
+        userEntered: false)
+    }
+    func days(_ samples: [ReferenceCount.Sample], _ start: (Int, Int)) -> [String] {
+      ReferenceCount.count(samples, .init(zone: newYork, dayStart: start)).rows.map {
+        "\($0.label.day) \(Int($0.steps))"
+      }
+    }
+    // 04:00: 03:30 EDT on March 8 still belongs to March 7 (a 23-hour day from 04:00 EST).
+    let spring = [
+      at("2026-03-07T04:00:00-05:00", 1), at("2026-03-08T03:30:00-04:00", 10),
+      at("2026-03-08T04:30:00-04:00", 20),
+    ]
+    #expect(days(spring, (4, 0)) == ["2026-03-07 11", "2026-03-08 20"])
+    // 02:30 does not exist on March 8: the day starts at 03:00 EDT, so 03:10 EDT is March 8's.
+    let gap = [at("2026-03-07T12:00:00-05:00", 1), at("2026-03-08T03:10:00-04:00", 10)]
+    #expect(days(gap, (2, 30)) == ["2026-03-07 1", "2026-03-08 10"])
+    // 01:30 happens twice on November 1: the day starts at the first, so 01:15 EST (after it) is November 1's.
+    let autumn = [at("2026-10-31T12:00:00-04:00", 1), at("2026-11-01T01:15:00-05:00", 10)]
+    #expect(days(autumn, (1, 30)) == ["2026-10-31 1", "2026-11-01 10"])
+  }
 }

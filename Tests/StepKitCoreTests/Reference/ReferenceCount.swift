@@ -197,6 +197,14 @@ enum ReferenceCount {
     }
     if let from = options.from { firstLabel = buckets.label(ofDay: from, lastHour: false) }
     if let to = options.to { lastLabel = buckets.label(ofDay: to, lastHour: true) }
+    if options.unit == .hour && (options.dayStart.hour != 0 || options.dayStart.minute != 0) {
+      // Hours of the days from --from to --to: from the hour holding the first day's start to the
+      // hour before the one holding the start of the day after the last.
+      if let from = options.from { firstLabel = buckets.hourLabel(startingDay: from) }
+      if let to = options.to {
+        lastLabel = buckets.hourLabel(before: buckets.hourLabel(startingDay: to, plusDays: 1))
+      }
+    }
     var labels: [Label] = []
     if var label = firstLabel, let last = lastLabel {
       while label <= last {
@@ -382,7 +390,9 @@ struct BucketFinder {
   ) {
     // The local date, or the one before when the instant precedes that date's day start.
     var labelDay = day(of: date, calendar)
-    if date < start(of: labelDay, calendar) { labelDay = day(of: noon(labelDay, plus: -1, calendar), calendar) }
+    if date < start(of: labelDay, calendar) {
+      labelDay = day(of: noon(labelDay, plus: -1, calendar), calendar)
+    }
     let first: ReferenceCount.Day
     let next: ReferenceCount.Day
     switch unit {
@@ -400,6 +410,26 @@ struct BucketFinder {
     }
     let end = start(of: next, calendar)
     return (ReferenceCount.Label(day: first, hour: 0), Int64((end.timeIntervalSince1970 * 1000).rounded()))
+  }
+
+  /// The hour label of the moment local `day` (plus `plusDays`) starts at the day start.
+  func hourLabel(startingDay day: ReferenceCount.Day, plusDays: Int = 0) -> ReferenceCount.Label {
+    // Local times are the same under every fixed offset: UTC stands for them when no zone is named.
+    let calendar = named ?? labels
+    let shifted = self.day(of: noon(day, plus: plusDays, calendar), calendar)
+    let start = start(of: shifted, calendar)
+    let parts = calendar.dateComponents([.year, .month, .day, .hour], from: start)
+    return ReferenceCount.Label(
+      day: ReferenceCount.Day(year: parts.year!, month: parts.month!, day: parts.day!), hour: parts.hour!)
+  }
+
+  /// The hour label before `label` on the local clock.
+  func hourLabel(before label: ReferenceCount.Label) -> ReferenceCount.Label {
+    if label.hour > 0 { return ReferenceCount.Label(day: label.day, hour: label.hour - 1) }
+    let date = labels.date(
+      from: DateComponents(year: label.day.year, month: label.day.month, day: label.day.day))!
+    return ReferenceCount.Label(
+      day: day(of: labels.date(byAdding: .day, value: -1, to: date)!, labels), hour: 23)
   }
 
   /// The label of the bucket holding local `day` (its last hour for hour buckets when `lastHour`).

@@ -160,14 +160,21 @@ struct ReferenceCase: CustomStringConvertible {
       if chance(80) { options.from = day(first) }
       if options.from == nil || chance(80) { options.to = day(last) }
     }
-    if chance(40) {
-      // A day start: 04:00, inside the spring gap (02:30), inside the autumn repeat (01:30 in
-      // New York, 02:30 in Europe), late in the evening, or any minute of the day.
+    // A day start in 40 % of the cases: 04:00, inside the spring gap (02:30), inside the autumn
+    // repeat (01:30 in New York, 02:30 in Europe), late in the evening, or any minute. Drawn from
+    // the samples' own bits, not from `rng`, so that every case drawn before day starts existed
+    // is still drawn the same.
+    var bits = samples.reduce(UInt64(samples.count)) {
+      $0 &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(bitPattern: $1.startMs)
+    }
+    func next(_ bound: Int) -> Int {
+      bits = (bits ^ (bits >> 31)) &* 0xBF58_476D_1CE4_E5B9
+      bits ^= bits >> 29
+      return Int(bits % UInt64(bound))
+    }
+    if next(100) < 40 {
       let starts = [(4, 0), (2, 30), (1, 30), (23, 45), (6, 0)]
-      options.dayStart =
-        chance(70)
-        ? starts[Int.random(in: 0..<starts.count, using: &rng)]
-        : (Int.random(in: 0...23, using: &rng), Int.random(in: 0...59, using: &rng))
+      options.dayStart = next(100) < 70 ? starts[next(starts.count)] : (next(24), next(60))
     }
     return ReferenceCase(samples: samples, options: options)
   }
