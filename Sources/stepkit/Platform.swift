@@ -41,8 +41,11 @@ enum Platform {
   /// libraries (Darwin's, musl's) are left as they are.
   static func keepFreedMemoryForReuse() {
     #if canImport(Glibc)
-      _ = mallopt(M_MMAP_THRESHOLD, 8 << 20)
-      _ = mallopt(M_TRIM_THRESHOLD, 32 << 20)
+      // <malloc.h> is not part of the Glibc module: its two parameters by value.
+      let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD
+      let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD
+      _ = glibcMallopt(mmapThreshold, 8 << 20)
+      _ = glibcMallopt(trimThreshold, 32 << 20)
     #endif
   }
 
@@ -354,3 +357,9 @@ extension Platform {
     }
   }
 }
+
+#if canImport(Glibc)
+  /// glibc's `int mallopt(int param, int value)`, declared in <malloc.h>.
+  @_silgen_name("mallopt")
+  private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
+#endif
