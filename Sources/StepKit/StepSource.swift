@@ -161,14 +161,12 @@ extension StepSource {
     guard !dayStart.isMidnight else {
       return try await dailySteps(in: interval, calendar: calendar, policy: policy)
     }
-    let days = LocalDays.days(covering: interval, calendar: calendar, dayStart: dayStart)
-    var counts: [StepCount] = []
-    for day in days {
-      counts.append(try await steps(in: LocalDays.part(of: day, within: interval), policy: policy))
+    let (days, counts, provenance, hasData) = try await eachDay(interval, calendar, dayStart) {
+      try await steps(in: $0, policy: policy)
     }
     return DailySteps(
       interval: interval, days: zip(days, counts).map { DailySteps.Day(interval: $0, steps: $1.steps) },
-      provenance: Provenance.joined(counts.map(\.provenance)), hasData: counts.contains { $0.hasData })
+      provenance: provenance, hasData: hasData)
   }
 
   /// Asks ``distance(in:policy:)`` for each day from `dayStart` (midnight:
@@ -187,14 +185,24 @@ extension StepSource {
     guard !dayStart.isMidnight else {
       return try await dailyDistance(in: interval, calendar: calendar, policy: policy)
     }
-    let days = LocalDays.days(covering: interval, calendar: calendar, dayStart: dayStart)
-    var amounts: [DistanceAmount] = []
-    for day in days {
-      amounts.append(try await distance(in: LocalDays.part(of: day, within: interval), policy: policy))
+    let (days, amounts, provenance, hasData) = try await eachDay(interval, calendar, dayStart) {
+      try await distance(in: $0, policy: policy)
     }
     return DailyDistance(
       interval: interval, days: zip(days, amounts).map { DailyDistance.Day(interval: $0, meters: $1.meters) },
-      provenance: Provenance.joined(amounts.map(\.provenance)), hasData: amounts.contains { $0.hasData })
+      provenance: provenance, hasData: hasData)
+  }
+
+  /// Asks `answer` for the part of each day from `dayStart` within `interval`: the days, the
+  /// answers in order, one provenance for them all, and whether any had data.
+  private func eachDay<Answer: ProvenancedResult>(
+    _ interval: DateInterval, _ calendar: Calendar, _ dayStart: DayStart,
+    _ answer: (DateInterval) async throws -> Answer
+  ) async throws -> ([DateInterval], [Answer], Provenance, Bool) {
+    let days = LocalDays.days(covering: interval, calendar: calendar, dayStart: dayStart)
+    var answers: [Answer] = []
+    for day in days { answers.append(try await answer(LocalDays.part(of: day, within: interval))) }
+    return (days, answers, Provenance.joined(answers.map(\.provenance)), answers.contains { $0.hasData })
   }
 
   /// Counts ``steps(in:policy:)`` over the day from `dayStart` that holds

@@ -13,19 +13,7 @@
 
     /// The start dates of a collection anchored at `anchor`, three days of it.
     static func collectionStarts(_ store: HealthFixture.Store, anchor: Date) async -> [Date] {
-      await withCheckedContinuation { continuation in
-        let query = HKStatisticsCollectionQuery(
-          quantityType: HKQuantityType(.stepCount), quantitySamplePredicate: nil, options: .cumulativeSum,
-          anchorDate: anchor, intervalComponents: DateComponents(day: 1))
-        query.initialResultsHandler = { _, collection, _ in
-          var dates: [Date] = []
-          collection?.enumerateStatistics(from: anchor, to: anchor.addingTimeInterval(2.5 * 86_400)) {
-            statistics, _ in dates.append(statistics.startDate)
-          }
-          continuation.resume(returning: dates)
-        }
-        HKHealthStore(simulation: store.simulation).execute(query)
-      }
+      await HealthFixture.collectionStarts(HKHealthStore(simulation: store.simulation), anchor: anchor)
     }
 
     @Test("the stand-in steps a 04:00 anchor a calendar day at a time: 23 and 25 hours across DST")

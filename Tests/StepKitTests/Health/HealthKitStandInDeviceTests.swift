@@ -182,21 +182,7 @@
       // Berlin's clocks go back on 25 October 2026: that day has 25 hours there, 24 in Shanghai.
       let anchor = try HealthFixture.date("2026-10-24T00:00:00+02:00")
       simulation.add(steps: 10, from: anchor, to: anchor.addingTimeInterval(60))
-      func starts() async -> [Date] {
-        await withCheckedContinuation { continuation in
-          let query = HKStatisticsCollectionQuery(
-            quantityType: HKQuantityType(.stepCount), quantitySamplePredicate: nil, options: .cumulativeSum,
-            anchorDate: anchor, intervalComponents: DateComponents(day: 1))
-          query.initialResultsHandler = { _, collection, _ in
-            var dates: [Date] = []
-            collection?.enumerateStatistics(from: anchor, to: anchor.addingTimeInterval(2.5 * 86_400)) {
-              statistics, _ in dates.append(statistics.startDate)
-            }
-            continuation.resume(returning: dates)
-          }
-          store.execute(query)
-        }
-      }
+      func starts() async -> [Date] { await HealthFixture.collectionStarts(store, anchor: anchor) }
       simulation.calendar = try HealthFixture.calendar("Europe/Berlin")
       #expect(await starts().last == (try HealthFixture.date("2026-10-26T00:00:00+01:00")))
       // The person flies to Shanghai: the next query steps in Shanghai's days.

@@ -85,6 +85,24 @@ enum HealthFixture {
       }
     }
 
+    /// The start dates of a one-day statistics collection of steps anchored at `anchor`, over
+    /// two and a half days from it, as `store` answers it.
+    static func collectionStarts(_ store: HKHealthStore, anchor: Date) async -> [Date] {
+      await withCheckedContinuation { continuation in
+        let query = HKStatisticsCollectionQuery(
+          quantityType: HKQuantityType(.stepCount), quantitySamplePredicate: nil, options: .cumulativeSum,
+          anchorDate: anchor, intervalComponents: DateComponents(day: 1))
+        query.initialResultsHandler = { _, collection, _ in
+          var dates: [Date] = []
+          collection?.enumerateStatistics(from: anchor, to: anchor.addingTimeInterval(2.5 * 86_400)) {
+            statistics, _ in dates.append(statistics.startDate)
+          }
+          continuation.resume(returning: dates)
+        }
+        store.execute(query)
+      }
+    }
+
     /// Both ways of counting, for tests that must agree across them.
     static let countings: [HealthKitStepSource.Counting] = [
       .healthKitStatistics, .stepKitMerge(ranking: .default),
