@@ -163,7 +163,8 @@ public enum ExportReader {
   }
 
   /// Calls `body` with every top-level element of the export, in file
-  /// order: each `<Record>` of every type, as byte spans (``RawRecord``).
+  /// order: each `<Record>` of every type, as byte spans (``RawRecord``),
+  /// and each workout, activity summary and correlation, decoded whole.
   ///
   /// This is the whole-export path: it decodes every record, with no
   /// per-record allocation, for writing them all out (a database, CSV).
@@ -214,6 +215,7 @@ public enum ExportReader {
     var report = WholeExportReport(info: decoder.info)
     report.records = decoder.elementsHandedOut
     report.invalid = decoder.invalidElements
+    report.invalid.merge(decoder.invalidOtherElements)
     return report
   }
 

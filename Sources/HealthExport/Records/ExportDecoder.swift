@@ -98,6 +98,10 @@ struct ExportDecoder: ~Copyable {
   private var readyElement: PendingElement?
   /// The records of ``Mode/elements`` not handed out, and why.
   private(set) var invalidElements = InvalidSampleReport()
+  /// Builds workouts, activity summaries and correlations (``Mode/elements``).
+  private var assembler: ElementAssembler?
+  /// A workout, summary or correlation complete and not yet handed out.
+  private var readyOther: ExportElement?
   /// The records ``handOutElement(_:)`` handed out.
   private(set) var elementsHandedOut = 0
   /// Set by a speculative decoder that met what it may not decide alone.
@@ -130,7 +134,12 @@ struct ExportDecoder: ~Copyable {
       scanner.deferredTagName = TagName(name.utf8Start, length: name.utf8CodeUnitCount)
     }
     self.mode = mode
-    if case .elements = mode { arena = RecordArena() } else { arena = nil }
+    if case .elements = mode {
+      arena = RecordArena()
+      assembler = ElementAssembler()
+    } else {
+      arena = nil
+    }
     info = ExportInfo(fileName: source.displayName, xmlEntryName: xmlEntryName)
     self.progress = progress
   }
@@ -177,7 +186,7 @@ struct ExportDecoder: ~Copyable {
         case .records(let types):
           if let record = try recordStartTag(types: types) { return .record(record) }
         case .elements:
-          if try elementStartTag() { return .element }
+          if try elementStartTag() || readyOther != nil { return .element }
         }
       case .endTag:
         if scanner.depth == 1 {
@@ -192,6 +201,9 @@ struct ExportDecoder: ~Copyable {
             pendingElement = nil
             readyElement = element
             return .element
+          } else if assembler?.isOpen == true {
+            readyOther = assembler?.end()
+            if readyOther != nil { return .element }
           }
         }
       case .endOfInput:
@@ -249,6 +261,7 @@ struct ExportDecoder: ~Copyable {
   /// Handles a start tag other than a top-level `<Record>`, `parents`
   /// elements deep: the root, `<ExportDate>`, `<Me>`, a record's `<MetadataEntry>`.
   private mutating func otherStartTag(parents: Int) throws {
+    if assembler != nil, try assembleStartTag(parents: parents) { return }
     if parents == 1 {
       if scanner.nameIs("ExportDate") {
         if speculative { doubtful = true }
@@ -831,6 +844,10 @@ struct ExportDecoder: ~Copyable {
 
   /// Calls `body` with the record that ``Event/element`` announced.
   mutating func handOutElement(_ body: (ExportElement) throws -> Void) rethrows {
+    if let other = readyOther {
+      readyOther = nil
+      return try body(other)
+    }
     guard let element = readyElement, let arena else { return }
     readyElement = nil
     elementsHandedOut += 1
@@ -845,6 +862,49 @@ struct ExportDecoder: ~Copyable {
               numericValue: element.number)))
       }
     }
+  }
+
+  // MARK: - Workouts, activity summaries, correlations
+
+  /// The workouts, summaries and correlations (and their children) ``Mode/elements`` left out.
+  var invalidOtherElements: InvalidSampleReport { assembler?.invalid ?? InvalidSampleReport() }
+
+  /// Hands a start tag to the ``assembler`` when it starts or lies inside an
+  /// element it builds; returns whether it did.
+  private mutating func assembleStartTag(parents: Int) throws -> Bool {
+    guard var assembler else { return false }
+    let name: String
+    if parents == 1 {
+      name = scanner.name
+      guard ElementAssembler.assembles(name) else { return false }
+    } else if parents >= 2, assembler.isOpen {
+      name = scanner.name
+    } else {
+      return false
+    }
+    let attributes = ElementAssembler.needsAttributes(name) ? try tagAttributes() : []
+    let location = scanner.location(at: scanner.tagStart)
+    self.assembler = nil  // not copied while it changes
+    if parents == 1 {
+      readyOther = assembler.start(
+        name, attributes: attributes, selfClosing: scanner.isSelfClosing, location: location)
+    } else {
+      assembler.child(name, parents: parents, attributes: attributes, location: location)
+    }
+    self.assembler = assembler
+    return true
+  }
+
+  /// The current tag's attributes, decoded; a name written twice is malformed XML.
+  private func tagAttributes() throws -> ElementAssembler.Attributes {
+    var cursor = scanner.nameEnd
+    var attributes: ElementAssembler.Attributes = []
+    while let attribute = try scanner.nextAttribute(&cursor) {
+      let name = scanner.text(attribute.nameStart, attribute.nameEnd)
+      if attributes.contains(where: { $0.name == name }) { throw scanner.duplicateAttribute(attribute) }
+      attributes.append((name, try scanner.decodedValue(attribute)))
+    }
+    return attributes
   }
 
   // MARK: - Progress

@@ -9,6 +9,12 @@ public enum ExportElement {
   /// A top-level `<Record>` (records repeated inside a `<Correlation>` are not
   /// handed out again).
   case record(RawRecord)
+  /// A `<Workout>` with its events, statistics, routes and metadata.
+  case workout(ExportWorkout)
+  /// An `<ActivitySummary>`: one day of the Activity rings.
+  case activitySummary(ExportActivitySummary)
+  /// A `<Correlation>` (blood pressure, food) with its member records.
+  case correlation(ExportCorrelation)
 }
 
 /// One top-level `<Record>` of an export: its attributes as UTF-8 bytes with
