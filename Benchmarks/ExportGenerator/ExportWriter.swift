@@ -711,16 +711,27 @@ final class ExportWriter {
     children(indent: "")
   }
 
+  /// Exports from iOS 16 on (September 2022) write a workout's totals as
+  /// `<WorkoutStatistics>` children; earlier ones as attributes of the workout.
+  private var writesWorkoutStatistics: Bool { (day.date.year, day.date.month, day.date.day) >= (2022, 9, 12) }
+
   private func writeWorkout(_ bout: Bout) {
     let offset = day.offset(at: bout.start)
     let end = bout.start + bout.duration
-    var opening = " <Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" duration=\""
+    // Every sixth workout day a run, the rest walks; every other one paused for a minute.
+    let running = day.index % 6 == 3
+    let paused = day.index % 2 == 0
+    let activity = running ? "HKWorkoutActivityTypeRunning" : "HKWorkoutActivityTypeWalking"
+    var opening = " <Workout workoutActivityType=\"\(activity)\" duration=\""
     opening += String(format: "%.4f", Double(bout.duration) / 60)
-    opening += "\" durationUnit=\"min\" totalDistance=\""
-    opening += String(format: "%.4f", Double(bout.steps) * 0.74 / 1000)
-    opening += "\" totalDistanceUnit=\"km\" totalEnergyBurned=\""
-    opening += String(format: "%.4f", Double(bout.steps) * 0.045)
-    opening += "\" totalEnergyBurnedUnit=\"kcal\""
+    opening += "\" durationUnit=\"min\""
+    if !writesWorkoutStatistics {
+      opening += " totalDistance=\""
+      opening += String(format: "%.4f", Double(bout.steps) * 0.74 / 1000)
+      opening += "\" totalDistanceUnit=\"km\" totalEnergyBurned=\""
+      opening += String(format: "%.4f", Double(bout.steps) * 0.045)
+      opening += "\" totalEnergyBurnedUnit=\"kcal\""
+    }
     write(prefix(opening: opening, source: watch))
     writeCreationAndSpan(creation: end + 5, start: bout.start, end: end, offset: offset)
     sink.append(
@@ -736,12 +747,35 @@ final class ExportWriter {
     sink.append("\" duration=\"")
     sink.append(fixed: bout.duration * 100 / 60, decimals: 2)
     sink.append("\" durationUnit=\"min\"/>\n")
-    writeWorkoutStatistics(
-      "HKQuantityTypeIdentifierStepCount", bout: bout, offset: offset, sum: bout.steps, decimals: 0,
-      unit: "count")
-    writeWorkoutStatistics(
-      "HKQuantityTypeIdentifierDistanceWalkingRunning", bout: bout, offset: offset, sum: bout.steps * 74,
-      decimals: 5, unit: "km")
+    if paused {
+      let pause = bout.start + bout.duration / 2
+      sink.append("  <WorkoutEvent type=\"HKWorkoutEventTypePause\" date=\"")
+      writeDate(pause, offset: offset)
+      sink.append("\"/>\n  <WorkoutEvent type=\"HKWorkoutEventTypeResume\" date=\"")
+      writeDate(pause + 60, offset: offset)
+      sink.append("\"/>\n")
+    }
+    if writesWorkoutStatistics {
+      writeWorkoutStatistics(
+        "HKQuantityTypeIdentifierActiveEnergyBurned", bout: bout, offset: offset, sum: bout.steps * 45,
+        decimals: 3, unit: "kcal")
+      writeWorkoutStatistics(
+        "HKQuantityTypeIdentifierStepCount", bout: bout, offset: offset, sum: bout.steps, decimals: 0,
+        unit: "count")
+      writeWorkoutStatistics(
+        "HKQuantityTypeIdentifierDistanceWalkingRunning", bout: bout, offset: offset, sum: bout.steps * 74,
+        decimals: 5, unit: "km")
+      let average = running ? 152 : 108
+      sink.append("  <WorkoutStatistics type=\"HKQuantityTypeIdentifierHeartRate\" startDate=\"")
+      writeSpan(start: bout.start, end: bout.start + bout.duration, offset: offset)
+      sink.append("\" average=\"")
+      sink.append(integer: average)
+      sink.append("\" minimum=\"")
+      sink.append(integer: average - 31)
+      sink.append("\" maximum=\"")
+      sink.append(integer: average + 24)
+      sink.append("\" unit=\"count/min\"/>\n")
+    }
     sink.append("  <WorkoutRoute sourceName=\"")
     sink.append(Array(watch.name.utf8))
     sink.append("\" sourceVersion=\"")
