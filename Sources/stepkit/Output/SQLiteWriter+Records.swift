@@ -51,6 +51,7 @@ extension SQLiteWriter {
     return try ExportReader.forEachElement(in: input) { element in
       switch element {
       case .record(let record): try rows.insert(record)
+      case .workout, .activitySummary, .correlation: break  // not written yet
       }
     }
   }
