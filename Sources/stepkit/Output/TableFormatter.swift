@@ -39,7 +39,9 @@ enum TableFormatter {
     }
     let buckets = tally.buckets
     let runs = noDataRuns(buckets)
-    func collapsed(_ run: Range<Int>) -> Bool { !buckets[run.lowerBound].hasSamples && run.count >= collapsedRun }
+    func collapsed(_ run: Range<Int>) -> Bool {
+      !buckets[run.lowerBound].hasSamples && run.count >= collapsedRun
+    }
     // The total row adds up the rows as printed (COUNTING.md, "Rounding"), km as hundredths.
     let rounded = tally.roundedTotal
     let totalHundredths = buckets.reduce(Int64(0)) {
