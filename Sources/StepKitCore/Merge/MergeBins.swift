@@ -176,8 +176,8 @@ struct MergeItems {
   /// start instant (copies of one record) takes one item, not a million.
   @inline(__always)
   mutating func append(_ item: MergeItem) {
+    let group = Int(item.group)
     if combinesAlike {
-      let group = Int(item.group)
       let last = lastOfGroup[group]
       if last >= 0 {
         let kept = base + last
@@ -188,7 +188,6 @@ struct MergeItems {
           return
         }
       }
-      lastOfGroup[group] = count
     }
     if count == capacity {
       guard capacity < limit else {
@@ -197,10 +196,12 @@ struct MergeItems {
       }
       grow()
     }
+    // Only a stored item takes later copies: past an overflow, nothing is stored at `count`.
+    if combinesAlike { lastOfGroup[group] = count }
     (base + count).initialize(to: item)
     // No overflow: `count` is below `capacity`, a group's size below `count`.
     count &+= 1
-    groupSizes[Int(item.group)] &+= 1
+    groupSizes[group] &+= 1
   }
 
   /// Doubles the room, moving the items.
