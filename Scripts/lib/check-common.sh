@@ -23,6 +23,16 @@ require_python_packages() {
   done
 }
 
+# Installs the PyPI package `$1` when `$python` cannot import it yet; where it cannot be
+# installed, says so and goes on (the caller skips the part that needs it).
+offer_python_package() {
+  if ! "$python" -c "import $1" 2>/dev/null; then
+    echo "$check: installing $1 from PyPI"
+    "$python" -m pip install --quiet --disable-pip-version-check "$1" >"$work/pip.txt" 2>&1 ||
+      echo "$check: $1 not installed (PyPI unreachable?), its part is skipped: $(tail -1 "$work/pip.txt")"
+  fi
+}
+
 # Builds the release `stepkit` and `export-generator` (printing the build's output when it
 # fails) and sets `bin` to the folder that holds them.
 build_release_tools() {

@@ -64,7 +64,7 @@ struct RecordsTableTests {
     #expect(try query(database, "SELECT \(Self.columns) FROM records ORDER BY id") == Self.wholeExportRows)
     #expect(
       result.standardError.contains(
-        "stepkit: 5 invalid records not written to records: whole-export.xml:17:2 "
+        "stepkit: 5 invalid records not written to the database: whole-export.xml:17:2 "
           + "(unreadable date '2024-13-01 10:00:00 +0100'), whole-export.xml:18:2, whole-export.xml:19:2, …"))
     #expect(result.standardError.contains("6 records)"))
     // JSON the database itself reads: keys that differ only by case are both there.

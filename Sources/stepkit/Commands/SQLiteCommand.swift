@@ -27,16 +27,23 @@ struct SQLiteCommand: Subcommand {
                utc_offset, local_date, source, source_version, the device's
                name, manufacturer, model, hardware and software,
                creation_date, and metadata as one JSON object
-    For Datasette, DuckDB, pandas or the sqlite3 shell. Records that cannot
-    be read (a bad date or number, an attribute written twice) are left out
-    of records and named with file, line and column. The export is read
-    twice; standard input is kept in a temporary file meanwhile.
+      workouts activity, start, end, local_date, duration_min, distance_m,
+               energy_kcal, route_path, source, device fields, metadata
+               (JSON), with workout_statistics and workout_events
+      activity_summaries  the Activity rings per local date
+      correlations  blood pressure, food, with correlation_records
+      me       the characteristics: date of birth, sex, blood type, ...
+    For Datasette, DuckDB, pandas or the sqlite3 shell; every column is in
+    docs/SQLITE.md. A record, workout, summary or correlation that cannot be
+    read (a bad date or number, an attribute written twice) is left out and
+    named with file, line and column. The export is read twice (the steps,
+    then whole); standard input is kept in a temporary file meanwhile.
 
     With several exports, or a folder of them (read in parallel, --jobs at a
     time), one database holds them all: an exports table (export, file,
     samples, invalid, error for an export that could not be read, sha256 of
-    the file, export_date, imported_at) and an export column leading days,
-    summary, sources and samples, indexed for queries per participant.
+    the file, export_date, imported_at) and an export column in every other
+    table, indexed for queries per participant.
 
     When OUT.db is already such a cohort database, it is updated in place:
     an export whose id is new is added; one whose file has the SHA-256 of
@@ -49,6 +56,7 @@ struct SQLiteCommand: Subcommand {
     Examples:
       stepkit sqlite export.zip health.db
       sqlite3 health.db "SELECT source, SUM(value), SUM(counted) FROM samples WHERE kind = 'steps' GROUP BY source"
+      sqlite3 health.db "SELECT substr(local_date, 1, 7), COUNT(*) FROM workouts GROUP BY 1"
       stepkit sqlite cohort/ cohort.db
       stepkit sqlite cohort/ cohort.db          (again, a month later: adds and replaces)
       sqlite3 cohort.db "SELECT export, AVG(steps) FROM days WHERE valid GROUP BY export"
@@ -112,9 +120,8 @@ struct SQLiteCommand: Subcommand {
     }
     // The samples and counted values were read again: never commit rows read wrong.
     try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: console)
-    let records = try Self.writeRecords(
-      writer, settings.export, export: nil, standardInputCopy: settings.standardInputCopy)
-    if !settings.quiet, let note = Self.invalidRecordsNote(records) { console.error(note) }
+    let records = try writeRecords(
+      writer, settings.export, export: nil, standardInputCopy: settings.standardInputCopy, console: console)
     let removed = try CommandError.writing { () throws(OutputFileError) in
       try writer.commit()
     }
@@ -136,16 +143,23 @@ struct SQLiteCommand: Subcommand {
       + " (SQLite would have replayed \(removed.count == 1 ? "it" : "them") into the new one)\n"
   }
 
-  /// Reads the export at `argument` once more, whole, into the `records` table.
+  /// Reads the export at `argument` once more, whole: every record into
+  /// `records`, its workouts, activity summaries and correlations into their
+  /// tables, and its `<Me>` into `me`. Notes about invalid records go to
+  /// `console` unless `--quiet`.
   ///
+  /// - Returns: What the whole-export reader found.
   /// - Throws: ``CommandError/export(_:)`` when it cannot be read,
   ///   ``CommandError/output(_:)`` when a row cannot be written.
-  static func writeRecords(
-    _ writer: SQLiteWriter, _ argument: String, export: String?, standardInputCopy: String? = nil
+  func writeRecords(
+    _ writer: SQLiteWriter, _ argument: String, export: String?, standardInputCopy: String? = nil,
+    console: Console
   ) throws(CommandError) -> WholeExportReport {
+    let days = LocalDayFinder(rule: settings.counting.timeZone, dayStart: settings.counting.dayStart)
+    let input = ExportLoading.input(for: argument, standardInputCopy: standardInputCopy)
+    let report: WholeExportReport
     do {
-      return try writer.writeRecords(
-        from: ExportLoading.input(for: argument, standardInputCopy: standardInputCopy), export: export)
+      report = try writer.writeRecords(from: input, export: export, days: days)
     } catch let error as HealthExportError {
       throw .export(error)
     } catch let error as OutputFileError {
@@ -153,6 +167,18 @@ struct SQLiteCommand: Subcommand {
     } catch {
       throw .output("\(argument): \(error.localizedDescription)")
     }
+    func say(_ note: String) {
+      console.error(
+        export.map {
+          note.replacingOccurrences(of: "stepkit: ", with: "stepkit: \($0): ", options: .anchored)
+        } ?? note)
+    }
+    if !settings.quiet,
+      let note = ExportLoading.invalidNote(report.invalid, what: "not written to the database")
+    {
+      say(note)
+    }
+    return report
   }
 
   /// Copies standard input into a temporary file, in pieces of 1 MiB.
@@ -182,15 +208,6 @@ struct SQLiteCommand: Subcommand {
         throw .output("cannot keep a copy of standard input in \(path): \(Platform.FileError(code))")
       }
     }
-  }
-
-  /// The note about records left out of `records`, or `nil` when there were none.
-  static func invalidRecordsNote(_ report: WholeExportReport, id: String? = nil) -> String? {
-    guard let note = ExportLoading.invalidNote(report.invalid, what: "not written to records") else {
-      return nil
-    }
-    guard let id else { return note }
-    return note.replacingOccurrences(of: "stepkit: ", with: "stepkit: \(id): ", options: .anchored)
   }
 
   /// Several exports in one new database, in the members' order.
@@ -225,8 +242,7 @@ struct SQLiteCommand: Subcommand {
         try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: nil)
       }
       if case .counted = outcome {
-        let records = try Self.writeRecords(writer, member.path, export: member.id)
-        if !settings.quiet, let note = Self.invalidRecordsNote(records, id: member.id) { console.error(note) }
+        _ = try writeRecords(writer, member.path, export: member.id, console: console)
       }
     }
     let removed = try CommandError.writing { () throws(OutputFileError) in try writer.commit() }
@@ -319,10 +335,7 @@ struct SQLiteCommand: Subcommand {
           }
           // The samples and counted values were read again: never commit rows read wrong.
           if let log { try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: nil) }
-          let records = try Self.writeRecords(writer, member.path, export: member.id)
-          if !settings.quiet, let note = Self.invalidRecordsNote(records, id: member.id) {
-            console.error(note)
-          }
+          _ = try writeRecords(writer, member.path, export: member.id, console: console)
         }
         let what =
           "\(TextFormatting.grouped(Int64(sampleCount))) samples, exported \(fingerprint?.exportDate ?? "(no ExportDate)")"

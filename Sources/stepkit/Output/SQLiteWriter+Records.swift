@@ -39,21 +39,29 @@ extension SQLiteWriter {
       """
   }
 
-  /// Reads `input` once more, whole, and writes each of its records as a row of `records`.
+  /// Reads `input` once more, whole, in one pass: each record as a row of
+  /// `records`, each workout, activity summary and correlation into its
+  /// tables, and the `<Me>` characteristics into `me`.
   ///
   /// - Parameters:
   ///   - input: The export.
   ///   - export: The export id, in a cohort database.
+  ///   - days: Decides each row's `local_date`, as for the samples.
   /// - Returns: What the reader found, its invalid records among it.
   /// - Throws: ``HealthExportError`` when the export cannot be read, ``OutputFileError`` when a row cannot be written.
-  func writeRecords(from input: ExportInput, export: String?) throws -> WholeExportReport {
-    let rows = try RecordRows(self, export: export)
-    return try ExportReader.forEachElement(in: input) { element in
+  func writeRecords(from input: ExportInput, export: String?, days: LocalDayFinder) throws
+    -> WholeExportReport
+  {
+    let rows = try RecordRows(self, export: export, days: days)
+    let elements = try ElementRows(self, export: export, days: days)
+    let report = try ExportReader.forEachElement(in: input) { element in
       switch element {
       case .record(let record): try rows.insert(record)
-      case .workout, .activitySummary, .correlation: break  // not written yet
+      case .workout, .activitySummary, .correlation: try elements.insert(element)
       }
     }
+    try elements.insert(report.info.me)
+    return report
   }
 }
 
@@ -70,9 +78,11 @@ final class RecordRows {
   private var recentDevices: [(key: [UInt8], fields: DeviceFields)] = []
   private var devices: [[UInt8]: DeviceFields] = [:]
   private let exportID: [UInt8]?
+  private var days: LocalDayFinder
 
-  init(_ writer: SQLiteWriter, export: String?) throws(OutputFileError) {
+  init(_ writer: SQLiteWriter, export: String?, days: LocalDayFinder) throws(OutputFileError) {
     self.writer = writer
+    self.days = days
     first = writer.isCohort ? 1 : 0
     insert = try writer.prepare("INSERT INTO records VALUES (\(SQLiteWriter.placeholders(18 + first)))")
     exportID = export.map { Array($0.utf8) }
@@ -126,7 +136,7 @@ final class RecordRows {
     let start = text.utcInstant(record.startMilliseconds)
     let end = text.utcInstant(record.endMilliseconds)
     let localDate = text.date(
-      LocalDate(containing: record.startMilliseconds, utcOffsetSeconds: record.utcOffsetSeconds))
+      days.day(of: record.startMilliseconds, recordedOffsetSeconds: record.utcOffsetSeconds))
     let creation = record.creationMilliseconds.map { text.utcInstant($0) }
     let textEnd = text.count
     let base = UnsafePointer(text.bytes)

@@ -163,7 +163,7 @@ final class SQLiteWriter {
       );
 
       """
-    return sql + recordsTable(cohort: cohort)
+    return sql + recordsTable(cohort: cohort) + "\n" + elementTables(cohort: cohort)
   }
 
   /// The sample indexes, made once every row is in; a cohort's lead with the export id.
@@ -173,7 +173,7 @@ final class SQLiteWriter {
       CREATE INDEX samples_by_start ON samples (\(export)kind, start);
       CREATE INDEX samples_by_local_date ON samples (\(export)local_date);
       CREATE INDEX samples_by_source ON samples (\(export)source, kind);
-      """ + recordIndexes(cohort: cohort)
+      """ + recordIndexes(cohort: cohort) + elementIndexes(cohort: cohort)
   }
 
   /// Records one export of a cohort in the `exports` table.
@@ -484,8 +484,10 @@ extension SQLiteWriter {
           "it is a cohort database from an earlier stepkit, whose days table cannot hold the NULL "
           + "of a day without data; add --replace to write it anew")
     }
-    // A cohort database written before the records table has none yet.
-    try writer.execute(recordsTable(cohort: true) + recordIndexes(cohort: true))
+    // A cohort database written before the records or element tables has none yet.
+    try writer.execute(
+      recordsTable(cohort: true) + recordIndexes(cohort: true) + elementTables(cohort: true)
+        + elementIndexes(cohort: true))
     writer.nextSampleID = try writer.queryInt("SELECT COALESCE(MAX(id), 0) + 1 FROM samples")
     var exports: [String: ImportedExport] = [:]
     for row in try writer.rows(
@@ -510,7 +512,8 @@ extension SQLiteWriter {
 
   /// Removes every row of export `id` (inside an export's transaction).
   func removeExport(_ id: String) throws(OutputFileError) {
-    for table in ["days", "summary", "sources", "samples", "records", "exports"] {
+    let tables = ["days", "summary", "sources", "samples", "records"] + Self.elementTableNames
+    for table in tables + ["exports"] {
       let delete = try prepare("DELETE FROM \(table) WHERE export = ?")
       defer { sqlite3_finalize(delete) }
       bind(delete, 1, id)
