@@ -64,12 +64,40 @@ struct LongChartTests {
     #expect(StepChart.scaleMaximum([Double](repeating: 20_000, count: 100) + [21_000]) == 21_000)
     // Too few bars to call one an outlier.
     #expect(StepChart.scaleMaximum([1000, 2000, 30_000]) == 30_000)
-    let days = Self.days(from: "2026-01-01", count: 101) { $0 == 50 ? 15_000 : 10_000 }
+    // 100 days of 10,000 counted and one of 30,000: the axis stops at 12,500, rounded up to the
+    // tick 15,000, and the 30,000 bar is cut.
+    let days = Self.days(from: "2026-01-01", count: 101) { $0 == 50 ? 30_000 : 10_000 }
+    #expect(StepChart.axisMaximum(StepChart.bars(days, unit: .day)) == 15_000)
     let svg = StepChart.svg(days, title: "t")
     // The triangle in the legend and over the one cut bar.
     #expect(svg.components(separatedBy: "fill=\"#c92a2a\"").count - 1 == 2)
     #expect(svg.contains("taller than the axis"))
-    #expect(!svg.contains(">30,000</text>"))
+    #expect(svg.contains(">15,000</text>"))
+    #expect(!svg.contains(">20,000</text>"))
+  }
+
+  @Test("Counted steps set the axis: raw steps far above them are cut, counted, and not marked")
+  func axisFollowsCountedSteps() {
+    // 300 days of 5,000 to 8,000 counted steps; raw three times that, and 30,000 raw on every
+    // tenth day (10 % of the days, too many for the percentile to call outliers). The counted
+    // bars are at most 8,000, a round tick, so the axis stops there: the raw bars of all 300
+    // days are cut, none counted. Raw heights setting the axis would put it at 30,000 or more.
+    let base = LocalDate("2025-02-01")?.daysSinceEpoch ?? 0
+    let days = (0..<300).map { index -> StepChart.Day in
+      let counted = Int64(5000 + (index % 4) * 1000)
+      return StepChart.Day(
+        date: LocalDate(daysSinceEpoch: base + index), steps: counted,
+        rawSteps: index % 10 == 0 ? 30_000 : counted * 3)
+    }
+    #expect(StepChart.axisMaximum(StepChart.bars(days, unit: .day)) == 8000)
+    let svg = StepChart.svg(days, title: "t")
+    #expect(svg.contains(">8,000</text>"))
+    #expect(!svg.contains(">10,000</text>"))
+    #expect(!svg.contains("#c92a2a"))
+    #expect(svg.contains("raw steps cut at the axis in 300 bars"))
+    // Where no bar has counted steps (every sample dropped by the policy), raw steps set it.
+    let rawOnly = days.map { StepChart.Day(date: $0.date, steps: 0, rawSteps: $0.rawSteps) }
+    #expect(StepChart.axisMaximum(StepChart.bars(rawOnly, unit: .day)) == 30_000)
   }
 
   @Test("Ticks fall on month starts: every quarter over three years, each January over ten")

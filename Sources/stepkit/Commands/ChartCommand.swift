@@ -12,8 +12,10 @@ struct ChartCommand: Subcommand {
     Draws one bar per day: counted steps in front, raw steps (every sample
     added up) behind them, and a line for the 7-day average of counted steps.
     Over a year, a bar is a week, over three years a month (--by chooses),
-    each the mean per day with data. The y axis follows the bars, not a rare
-    outlier: a bar taller than the axis is cut and marked with a red triangle.
+    each the mean per day with data. The y axis follows the counted steps, not
+    raw steps or a rare outlier: a counted bar taller than the axis is cut and
+    marked with a red triangle; raw bars above it are cut, and the title line
+    says in how many bars.
     The file type follows the extension: .svg, or .html for a page that any
     browser opens.
 

@@ -117,6 +117,16 @@ enum StepChart {
     }
   }
 
+  /// The top of the y axis for `bars`: set by counted steps, what the chart is about, so that
+  /// raw steps (every device's samples added up, often twice the count or more) cannot squeeze
+  /// the counted bars; raw steps set it only where no bar has counted steps. A round tick value
+  /// at or above ``scaleMaximum(_:)`` of those heights.
+  static func axisMaximum(_ bars: [Bar]) -> Int64 {
+    let counted = bars.map(\.steps)
+    let heights = counted.contains { $0 > 0 } ? counted : bars.map(\.rawSteps)
+    return ticks(maximum: Int64(scaleMaximum(heights).rounded(.up))).last ?? 1
+  }
+
   /// The top of the y axis: the tallest bar, unless a few outliers stand far above the rest;
   /// then 1.25 × the 98th percentile of the bars' heights, and taller bars are drawn clipped.
   static func scaleMaximum(_ heights: [Double]) -> Double {
@@ -176,8 +186,7 @@ enum StepChart {
     let plotWidth = width - left - right
     let plotHeight = height - top - bottom
     let bars = bars(days, unit: unit)
-    let maximum = scaleMaximum(bars.map { max($0.steps, $0.rawSteps) })
-    let yTicks = ticks(maximum: Int64(maximum.rounded(.up)))
+    let yTicks = ticks(maximum: axisMaximum(bars))
     let yMax = Double(yTicks.last ?? 1)
     let slot = plotWidth / Double(max(bars.count, 1))
     // Bars narrower than about 3 pixels touch: a gap would only draw stripes.
@@ -213,11 +222,19 @@ enum StepChart {
           + "stroke=\"#e8590c\" stroke-width=\"2.5\"/>"
           + "<text x=\"\(n(left + 598))\" y=\"\(n(legendY))\" fill=\"#3c4557\">7-day average of steps</text>")
     }
-    let clipped = bars.indices.filter { max(bars[$0].steps, bars[$0].rawSteps) > yMax }
+    let clipped = bars.indices.filter { bars[$0].daysWithData > 0 && bars[$0].steps > yMax }
     if !clipped.isEmpty {
       svg.append(
         "<path d=\"M\(n(left + 800)) \(n(legendY - 10))h10l-5 8z\" fill=\"#c92a2a\"/>"
           + "<text x=\"\(n(left + 815))\" y=\"\(n(legendY))\" fill=\"#3c4557\">taller than the axis</text>")
+    }
+    // Raw bars above the axis are cut at its top; so many can be (raw is often twice the count)
+    // that a mark on each would fringe the chart, so the title line says how many.
+    let rawCut = bars.filter { $0.daysWithData > 0 && $0.rawSteps > yMax }.count
+    if rawCut > 0 {
+      svg.append(
+        "<text x=\"\(n(width - right))\" y=\"30\" text-anchor=\"end\" fill=\"#5b6478\">"
+          + "raw steps cut at the axis in \(rawCut) \(rawCut == 1 ? "bar" : "bars")</text>")
     }
     // Y axis grid and labels.
     for tick in yTicks {
@@ -232,7 +249,7 @@ enum StepChart {
     svg.append(
       "<text transform=\"translate(18 \(n(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\" "
         + "fill=\"#5b6478\">steps per day\(unit == .day ? "" : " (mean by \(unit.rawValue))")</text>")
-    // Bars: raw behind, counted in front; a bar above the axis is cut at its top and marked.
+    // Bars: raw behind, counted in front, both cut at the axis; a counted bar above it is marked.
     for (index, bar) in bars.enumerated() where bar.daysWithData > 0 {
       let period = bar.start == bar.end ? "\(bar.start)" : "\(bar.start) to \(bar.end)"
       let tooltip =
@@ -246,7 +263,7 @@ enum StepChart {
         + "height=\"\(n(top + plotHeight - rawTop))\" fill=\"#d5dae3\"/>"
         + "<rect x=\"\(n(x(index)))\" y=\"\(n(stepsTop))\" width=\"\(n(barWidth))\" "
         + "height=\"\(n(top + plotHeight - stepsTop))\" fill=\"#2f6fde\"/>"
-      if max(bar.steps, bar.rawSteps) > yMax {
+      if bar.steps > yMax {
         let cx = x(index) + barWidth / 2
         group += "<path d=\"M\(n(cx - 5)) \(n(top - 9))h10l-5 8z\" fill=\"#c92a2a\"/>"
       }
