@@ -4,6 +4,7 @@
 #
 #   Benchmarks/run-benchmarks.sh [--bytes N] [--shapes "watch dense"] [--runs N] [--work DIR]
 #                                [--hk2sqlite-bytes N] [--rss-bytes "500000000 2000000000"] [--no-peers]
+#                                [--zip-only] [--no-isal]
 #
 # Shapes (export-generator --shape): watch, an Apple Watch wearer's mix (energy and heart rate
 # dominate); dense, an iPhone and a Watch carried all day (steps and distance nearly every
@@ -14,6 +15,8 @@
 # included) runs on another core. Where ISA-L is installed (`libisal-dev`), a second build with
 # `--traits ISAL` reads the export.zip too.
 # --rss-bytes adds a table of peak memory of `stepkit steps` on files of those sizes.
+# --zip-only times just export.zip against the bare inflate loop (and the ISA-L build, unless
+# --no-isal), a short run for the zip goal; it prints its tables and leaves RESULTS.md alone.
 # Peers missing here are installed: lxml and healthkit-to-sqlite with pip, unzip and GNU time
 # with apt-get. Every reader computes raw steps (all step records, summed); the check column
 # shows they agree.
@@ -27,6 +30,8 @@ runs=3
 hk_bytes_limit=100000000
 rss_sizes=""
 peers_on=1
+zip_only=0
+isal_on=1
 scratch="${SCRATCH_PATH:-$root/.build-bench}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -37,6 +42,8 @@ while [ $# -gt 0 ]; do
     --hk2sqlite-bytes) hk_bytes_limit="$2"; shift 2 ;;
     --rss-bytes) rss_sizes="$2"; shift 2 ;;
     --no-peers) peers_on=0; shift ;;
+    --zip-only) zip_only=1; peers_on=0; shift ;;
+    --no-isal) isal_on=0; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -55,18 +62,22 @@ if [ "$peers_on" = 1 ]; then
   fi
 fi
 
-# Built as `make` builds the command: on Linux with the Swift runtime linked in, as shipped.
+# Built as `make` builds the command: on Linux with the Swift runtime linked in, as shipped (and
+# the command's own `mktemp` for the static Foundation, as the Makefile links it).
 link=()
 if [ "$(uname -s)" = Linux ]; then link=(--static-swift-stdlib); fi
 echo "== building (release${link:+, ${link[*]}})" >&2
 for product in stepkit reader-benchmark export-generator; do
-  swift build -c release ${link[@]+"${link[@]}"} --scratch-path "$scratch" --package-path "$root" --product "$product" >&2
+  wrap=()
+  if [ "$product" = stepkit ] && [ "$(uname -s)" = Linux ]; then wrap=(-Xlinker --wrap=mktemp); fi
+  swift build -c release ${link[@]+"${link[@]}"} ${wrap[@]+"${wrap[@]}"} --scratch-path "$scratch" --package-path "$root" \
+    --product "$product" >&2
 done
 bin="$(swift build -c release ${link[@]+"${link[@]}"} --scratch-path "$scratch" --package-path "$root" --show-bin-path)"
 one_core=()
 if command -v taskset > /dev/null; then one_core=(taskset -c 0); fi
 isal_bin=""
-if [ -f /usr/include/isa-l/igzip_lib.h ] || [ -f /usr/include/isa-l.h ]; then
+if [ "$isal_on" = 1 ] && { [ -f /usr/include/isa-l/igzip_lib.h ] || [ -f /usr/include/isa-l.h ]; }; then
   echo "== building (release, ISA-L)" >&2
   swift build -c release ${link[@]+"${link[@]}"} --scratch-path "$scratch-isal" --package-path "$root" --traits ISAL \
     --product stepkit >&2
@@ -137,12 +148,15 @@ for shape in $shapes; do
   measure "$work/check.txt" "$bin/reader-benchmark" --check "$xml"
   records=$(field records); samples=$(field samples); steps=$(field raw_steps)
 
-  median "$work/steps.csv" "$bin/stepkit" steps "$xml" --format csv --quiet
-  row "**StepKit** \`stepkit steps\`" "export.xml" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
-  ours_xml="$seconds"; ours_xml_rss="$rss_kib"
-  median "$work/steps.csv" ${one_core[@]+"${one_core[@]}"} "$bin/stepkit" steps "$xml" --format csv --quiet --jobs 1
-  row "**StepKit** \`stepkit steps --jobs 1\` (one core${one_core[*]:+, \`${one_core[*]}\`})" "export.xml" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
-  ours_xml_one="$seconds"
+  ours_xml_rss=""
+  if [ "$zip_only" = 0 ]; then
+    median "$work/steps.csv" "$bin/stepkit" steps "$xml" --format csv --quiet
+    row "**StepKit** \`stepkit steps\`" "export.xml" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
+    ours_xml="$seconds"; ours_xml_rss="$rss_kib"
+    median "$work/steps.csv" ${one_core[@]+"${one_core[@]}"} "$bin/stepkit" steps "$xml" --format csv --quiet --jobs 1
+    row "**StepKit** \`stepkit steps --jobs 1\` (one core${one_core[*]:+, \`${one_core[*]}\`})" "export.xml" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
+    ours_xml_one="$seconds"
+  fi
   # The zip readers and the bare inflate loop in turn, round by round (StepKit, inflate, StepKit
   # with ISA-L, StepKit, ...): a shared machine's speed drifts over a run, and the goals are
   # ratios, so each ratio is the median of its rounds' ratios, each round's runs seconds apart.
@@ -171,8 +185,10 @@ for shape in $shapes; do
   output="$(cat "$work/inflate.txt")"
   inflate_s=$(median_of "${inflate_times[@]}"); inflate_ratio=$(median_of "${inflate_ratios[@]}")
   row "bare zlib inflate of the entry (C, 4 MiB buffer)" "export.zip" "$inflate_s" "$xml_bytes" "" "$inflate_peak" "$(field inflated_bytes) bytes"
-  measure /dev/null unzip -p "$zip" "*.xml" -x "*export_cda.xml"
-  row "\`unzip -p > /dev/null\`" "export.zip" "$seconds" "$xml_bytes" "" "$rss_kib" "–"
+  if [ "$zip_only" = 0 ]; then
+    measure /dev/null unzip -p "$zip" "*.xml" -x "*export_cda.xml"
+    row "\`unzip -p > /dev/null\`" "export.zip" "$seconds" "$xml_bytes" "" "$rss_kib" "–"
+  fi
 
   lxml_s=""
   if [ "$peers_on" = 1 ]; then
@@ -210,7 +226,7 @@ for shape in $shapes; do
     [ -n "$lxml_s" ] && echo "- StepKit on export.xml: $(awk -v a="$lxml_s" -v b="$ours_xml" 'BEGIN { printf "%.1f", a / b }')× the lxml job on $(nproc) cores, $(awk -v a="$lxml_s" -v b="$ours_xml_one" 'BEGIN { printf "%.1f", a / b }')× on one."
     echo "- StepKit on export.zip: $(awk -v r="$inflate_ratio" 'BEGIN { printf "%.0f", 100 * r }')% of the bare zlib inflate loop's speed (median of $runs rounds' ratios; of the medians: $(awk -v a="$inflate_s" -v b="$ours_zip" 'BEGIN { printf "%.0f", 100 * a / b }')%)."
     [ -n "$ours_isal" ] && echo "- StepKit on export.zip with ISA-L: $(awk -v r="$isal_ratio" 'BEGIN { printf "%.2f", r }')× the zlib build (median of $runs rounds' ratios; of the medians: $(awk -v a="$ours_zip" -v b="$ours_isal" 'BEGIN { printf "%.2f", a / b }')×)."
-    echo "- Peak RSS: $(mib "$ours_xml_rss") MiB (xml), $(mib "$ours_zip_rss") MiB (zip). Raw steps, all readers: $steps."
+    echo "- Peak RSS: ${ours_xml_rss:+$(mib "$ours_xml_rss") MiB (xml), }$(mib "$ours_zip_rss") MiB (zip). Raw steps, all readers: $steps."
     echo
   } > "$work/$shape.md"
   summary+=("$work/$shape.md")
@@ -243,6 +259,11 @@ if [ -n "$rss_sizes" ]; then
   } > "$rss_table"
 fi
 
+if [ "$zip_only" = 1 ]; then
+  cat "${summary[@]}"
+  echo "Reproduce: \`Benchmarks/run-benchmarks.sh --zip-only$([ "$isal_on" = 0 ] && echo " --no-isal") --bytes $bytes --runs $runs\`."
+  exit 0
+fi
 {
   echo "# Export reader benchmark"
   echo
