@@ -43,7 +43,7 @@
       device = PedometerSimulator(
         now: try motionDate(now), availability: availability, authorization: authorization)
       calendar = try motionCalendar(timeZone)
-      // The pedometer inside the source belongs to the device current at creation.
+      // The source belongs to the device current at its creation, from whatever thread it is asked.
       let device = device
       source = PedometerSimulator.$current.withValue(device) {
         MotionStepSource(bundle: bundle, clock: DeviceClock(device: device), historyLimit: historyLimit)

@@ -107,6 +107,34 @@ struct PedometerReading: Sendable, Equatable {
     }
   }
 
+  /// The device a motion source belongs to: its permission, its capabilities and its pedometers
+  /// all come from that one device, whatever thread or task asks.
+  ///
+  /// On an iPhone there is one motion coprocessor, and `CMPedometer`'s class functions answer
+  /// for it from any thread. The Linux stand-in runs one simulated device per test, bound to a
+  /// task; work started outside that task (a HealthKit handler, a Dispatch queue) would see
+  /// another device, so the source keeps the simulator current when it was created and makes it
+  /// current for each question and each new pedometer.
+  struct PedometerDevice: Sendable {
+    #if os(Linux)
+      private let simulator = PedometerSimulator.current
+
+      /// Runs `body` with this device's simulator as the current one.
+      func run<R>(_ body: () throws -> R) rethrows -> R {
+        try PedometerSimulator.$current.withValue(simulator, operation: body)
+      }
+    #else
+      /// Runs `body`: the class functions answer for the one device there is.
+      func run<R>(_ body: () throws -> R) rethrows -> R { try body() }
+    #endif
+
+    /// What this device's pedometer measures.
+    var capabilities: MotionCapabilities { run(PedometerAccess.capabilities) }
+
+    /// The app's Motion & Fitness permission on this device.
+    var authorizationState: AuthorizationState { run(PedometerAccess.authorizationState) }
+  }
+
   /// Owns one `CMPedometer` for as long as its answers are awaited.
   ///
   /// CoreMotion does not promise to call the handler of a pedometer released before it
@@ -115,8 +143,9 @@ struct PedometerReading: Sendable, Equatable {
   actor MotionPedometer {
     private let pedometer: CMPedometer
 
-    init() {
-      pedometer = CMPedometer()
+    /// Creates a pedometer on `device`.
+    init(on device: PedometerDevice) {
+      pedometer = device.run { CMPedometer() }
     }
 
     /// The activity between two dates.
@@ -167,9 +196,21 @@ struct PedometerReading: Sendable, Equatable {
     static var notAvailableCode: Int { 109 }
   }
 
+  /// The device a motion source belongs to, on a platform without a pedometer.
+  struct PedometerDevice: Sendable {
+    /// Nothing is measured.
+    var capabilities: MotionCapabilities { PedometerAccess.capabilities() }
+
+    /// The device cannot count steps.
+    var authorizationState: AuthorizationState { PedometerAccess.authorizationState() }
+  }
+
   /// A pedometer on a platform without one: every request fails with
   /// ``StepKitError/motionNotAvailable``.
   actor MotionPedometer {
+    /// Creates the pedometer that cannot count.
+    init(on device: PedometerDevice) {}
+
     /// Always throws ``StepKitError/motionNotAvailable``.
     func reading(from start: Date, to end: Date) async throws -> PedometerReading {
       throw StepKitError.motionNotAvailable

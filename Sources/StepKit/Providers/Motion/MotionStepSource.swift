@@ -37,6 +37,8 @@ public struct MotionStepSource: StepSource {
   /// What to do with intervals that reach back beyond the seven days.
   public let historyLimit: MotionHistoryLimit
 
+  /// The device the source was created on: any thread that asks reads that device.
+  let device: PedometerDevice
   private let pedometer: MotionPedometer
 
   /// Creates the motion source.
@@ -53,7 +55,8 @@ public struct MotionStepSource: StepSource {
     self.bundle = bundle
     self.clock = clock
     self.historyLimit = historyLimit
-    self.pedometer = MotionPedometer()
+    device = PedometerDevice()
+    pedometer = MotionPedometer(on: device)
   }
 
   /// What this device's motion coprocessor measures.
@@ -73,7 +76,7 @@ public struct MotionStepSource: StepSource {
   /// - Returns: ``AuthorizationState/unavailable`` without a step counter,
   ///   ``AuthorizationState/notRequested`` before the prompt, else authorized, denied or restricted.
   public func authorizationState() async -> AuthorizationState {
-    PedometerAccess.authorizationState()
+    device.authorizationState
   }
 
   /// Shows the Motion & Fitness prompt if it has not been shown, by asking for the last minute
@@ -92,7 +95,7 @@ public struct MotionStepSource: StepSource {
     } catch StepKitError.motionNotAuthorized {
       // The person said no; the state below says so.
     }
-    return PedometerAccess.authorizationState()
+    return device.authorizationState
   }
 
   // MARK: - Intervals
@@ -260,7 +263,7 @@ public struct MotionStepSource: StepSource {
   /// Checks the Info.plist, the device and the permission before a request.
   func preflight() throws {
     try bundle.requireUsageDescriptions([InfoPlistKey.motionUsageDescription])
-    switch PedometerAccess.authorizationState() {
+    switch device.authorizationState {
     case .unavailable: throw StepKitError.motionNotAvailable
     case .denied: throw StepKitError.motionNotAuthorized
     case .restricted: throw StepKitError.motionRestricted
@@ -270,7 +273,7 @@ public struct MotionStepSource: StepSource {
 
   private func requireDistance() throws {
     try bundle.requireUsageDescriptions([InfoPlistKey.motionUsageDescription])
-    let capabilities = PedometerAccess.capabilities()
+    let capabilities = device.capabilities
     guard capabilities.stepCounting else { throw StepKitError.motionNotAvailable }
     guard capabilities.distance else {
       throw StepKitError.motionQueryFailed(

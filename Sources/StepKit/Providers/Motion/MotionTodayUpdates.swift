@@ -44,7 +44,7 @@ struct MotionTodayUpdates: Sendable {
       output.finish()
       return
     }
-    let pedometer = MotionPedometer()
+    let pedometer = MotionPedometer(on: source.device)
     var midnight: Task<Void, Never>?
     var session = 0
     var today = day(containing: source.clock.now())
