@@ -46,35 +46,34 @@
       await statistics(.cumulativeSum, predicate: predicate)?.sumQuantity()?.doubleValue(for: .count())
     }
 
-    @Test("Apple's default order: typed-in entries, then the Watch, the iPhone, then other apps")
-    func defaultOrder() async throws {
-      simulation.add(steps: 3000, from: nine, to: ten, origin: .otherApp)
-      simulation.add(steps: 800, from: nine, to: ten, origin: .iPhone)
-      simulation.add(steps: 1000, from: nine, to: ten, origin: .appleWatch)
-      simulation.add(
-        steps: 50, from: nine, to: nine.addingTimeInterval(360), origin: .healthApp, userEntered: true)
-      #expect(
-        simulation.dataSourcesOrder(for: .stepCount) == [
-          HealthStoreSimulation.Origin.healthApp.bundleIdentifier,
-          HealthStoreSimulation.Origin.appleWatch.bundleIdentifier,
-          HealthStoreSimulation.Origin.iPhone.bundleIdentifier,
-          HealthStoreSimulation.Origin.otherApp.bundleIdentifier,
-        ])
-      _ = await request()
+    /// Apple's default order (typed-in entries, then the Watch, the iPhone, then other apps),
+    /// and a person who put another app above the Watch: that app's steps.
+    static let dataSourcesOrders = [
+      // Added in another order than Apple's, so the default is not the order of arrival.
       // The typed-in 50 covers 9:00–9:06; the Watch gives the other 54 minutes: 900.
-      #expect(await sum() == 950)
-    }
+      DataSourcesCase(
+        "Apple's default",
+        samples: [
+          .init(3000, .otherApp), .init(800, .iPhone), .init(1000, .appleWatch),
+          .init(50, .healthApp, minutes: 6, userEntered: true),
+        ],
+        order: [.healthApp, .appleWatch, .iPhone, .otherApp], sum: 950),
+      DataSourcesCase(
+        "another app above the Watch", samples: [.init(3000, .otherApp), .init(1000, .appleWatch)],
+        chosen: [.otherApp], order: [.otherApp, .appleWatch], sum: 3000),
+    ]
 
-    @Test("a person who put another app above the Watch gets that app's steps")
-    func reorderedSources() async throws {
-      simulation.add(steps: 3000, from: nine, to: ten, origin: .otherApp)
-      simulation.add(steps: 1000, from: nine, to: ten, origin: .appleWatch)
-      simulation.setDataSourcesOrder([.otherApp], for: .stepCount)
-      #expect(
-        simulation.dataSourcesOrder(for: .stepCount).first
-          == HealthStoreSimulation.Origin.otherApp.bundleIdentifier)
+    @Test("statistics merge by the person's Data Sources order", arguments: dataSourcesOrders)
+    func dataSourcesOrder(_ order: DataSourcesCase) async throws {
+      for sample in order.samples {
+        simulation.add(
+          steps: sample.steps, from: nine, to: nine.addingTimeInterval(sample.minutes * 60),
+          origin: sample.origin, userEntered: sample.userEntered)
+      }
+      if !order.chosen.isEmpty { simulation.setDataSourcesOrder(order.chosen, for: .stepCount) }
+      #expect(simulation.dataSourcesOrder(for: .stepCount) == order.order.map(\.bundleIdentifier))
       _ = await request()
-      #expect(await sum() == 3000)
+      #expect(await sum() == order.sum)
     }
 
     @Test("separateBySource gives each source's own, unmerged sum next to the merged total")
@@ -121,32 +120,33 @@
       store.stop(query)
     }
 
-    @Test("a sample ending before it starts, or with a value that is not finite, raises an exception")
-    func invalidSamples() async throws {
+    @Test(
+      "a sample ending before it starts, or with a value that is not finite, raises an exception",
+      arguments: BadSample.allCases)
+    func invalidSamples(_ bad: BadSample) async throws {
       _ = await request(share: [HKQuantityType(.bodyMass)], read: [HKQuantityType(.bodyMass)])
-      for (value, start, end) in [(70.0, ten, nine), (Double.nan, nine, ten), (Double.infinity, nine, nine)] {
-        let sample = HKQuantitySample(
-          type: HKQuantityType(.bodyMass),
-          quantity: HKQuantity(unit: .gramUnit(with: .kilo), doubleValue: value),
-          start: start, end: end)
-        let code: HKError.Code? = await withCheckedContinuation { continuation in
-          store.save(sample) { _, error in continuation.resume(returning: (error as? HKError)?.code) }
-        }
-        #expect(code == .errorInvalidArgument)
+      let (value, start, end) = bad.measurement(nine: nine, ten: ten)
+      let sample = HKQuantitySample(
+        type: HKQuantityType(.bodyMass),
+        quantity: HKQuantity(unit: .gramUnit(with: .kilo), doubleValue: value),
+        start: start, end: end)
+      let code: HKError.Code? = await withCheckedContinuation { continuation in
+        store.save(sample) { _, error in continuation.resume(returning: (error as? HKError)?.code) }
       }
-      #expect(simulation.raisedExceptions.count == 3)
-      #expect(simulation.raisedExceptions.allSatisfy { $0.hasPrefix("NSInvalidArgumentException") })
+      #expect(code == .errorInvalidArgument)
+      #expect(simulation.raisedExceptions.count == 1)
+      #expect(simulation.raisedExceptions.first?.hasPrefix("NSInvalidArgumentException") == true)
     }
 
-    @Test("StepKit never creates such a sample: an impossible measurement is refused first")
-    func stepKitRefusesFirst() async throws {
+    @Test(
+      "StepKit never creates such a sample: an impossible measurement is refused first",
+      arguments: [Double.nan, -Double.infinity])
+    func stepKitRefusesFirst(_ kilograms: Double) async throws {
       let source = HealthKitStepSource(store: store)
       try await source.requestAuthorization(.everything)
-      for value in [Double.nan, -Double.infinity] {
-        await #expect(throws: StepKitError.self) {
-          try await StepCounter(health: source, motion: nil, bundle: DictionaryBundleInfo.complete)
-            .save(bodyMass: Measurement(value: value, unit: .kilograms))
-        }
+      await #expect(throws: StepKitError.self) {
+        try await StepCounter(health: source, motion: nil, bundle: DictionaryBundleInfo.complete)
+          .save(bodyMass: Measurement(value: kilograms, unit: .kilograms))
       }
       #expect(simulation.raisedExceptions.isEmpty)
     }
@@ -188,6 +188,59 @@
       // The person flies to Shanghai: the next query steps in Shanghai's days.
       simulation.calendar = try HealthFixture.calendar("Asia/Shanghai")
       #expect(await starts().last == (try HealthFixture.date("2026-10-25T23:00:00+01:00")))
+    }
+  }
+
+  /// A Data Sources order worked out by hand: the step samples (each from 9:00), the order the
+  /// person chose (none: Apple's default), and the order and merged sum HealthKit then gives.
+  struct DataSourcesCase: Sendable, CustomTestStringConvertible {
+    /// A step sample from 9:00, `minutes` long.
+    struct Sample: Sendable {
+      var steps: Double
+      var origin: HealthStoreSimulation.Origin
+      var minutes: Double
+      var userEntered: Bool
+
+      init(
+        _ steps: Double, _ origin: HealthStoreSimulation.Origin, minutes: Double = 60,
+        userEntered: Bool = false
+      ) {
+        self.steps = steps
+        self.origin = origin
+        self.minutes = minutes
+        self.userEntered = userEntered
+      }
+    }
+
+    let testDescription: String
+    let samples: [Sample]
+    let chosen: [HealthStoreSimulation.Origin]
+    let order: [HealthStoreSimulation.Origin]
+    let sum: Double
+
+    init(
+      _ label: String, samples: [Sample], chosen: [HealthStoreSimulation.Origin] = [],
+      order: [HealthStoreSimulation.Origin], sum: Double
+    ) {
+      testDescription = label
+      self.samples = samples
+      self.chosen = chosen
+      self.order = order
+      self.sum = sum
+    }
+  }
+
+  /// A body-mass sample HealthKit refuses with an exception.
+  enum BadSample: CaseIterable, Sendable {
+    case endsBeforeStart, notANumber, infinite
+
+    /// Kilograms, start and end, from the hours 9:00 and 10:00.
+    func measurement(nine: Date, ten: Date) -> (Double, Date, Date) {
+      switch self {
+      case .endsBeforeStart: (70, ten, nine)
+      case .notANumber: (.nan, nine, ten)
+      case .infinite: (.infinity, nine, nine)
+      }
     }
   }
 
