@@ -27,6 +27,10 @@ public struct HKQuantityTypeIdentifier: RawRepresentable, Hashable, Sendable {
     "HKQuantityTypeIdentifierActiveEnergyBurned")
   /// Exercise minutes (time, cumulative); computed by Apple, apps may read but not share it.
   public static let appleExerciseTime = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierAppleExerciseTime")
+  /// Flights climbed (count, cumulative).
+  public static let flightsClimbed = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierFlightsClimbed")
+  /// UV exposure (count, discrete).
+  public static let uvExposure = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierUVExposure")
 }
 
 /// A characteristic type identifier (`HKCharacteristicTypeIdentifier`).
@@ -51,6 +55,15 @@ public class HKObjectType: NSObject {
   public let identifier: String
 
   init(identifier: String) { self.identifier = identifier }
+
+  /// The quantity type for `identifier`, or `nil` for an identifier HealthKit
+  /// does not define (here: one the stand-in's table does not know).
+  ///
+  /// - Parameter identifier: The identifier.
+  /// - Returns: The type, or `nil`.
+  public class func quantityType(forIdentifier identifier: HKQuantityTypeIdentifier) -> HKQuantityType? {
+    HKQuantityType.table[identifier.rawValue] == nil ? nil : HKQuantityType(identifier)
+  }
 
   public override func isEqual(_ object: Any?) -> Bool {
     guard let other = object as? HKObjectType else { return false }
@@ -78,31 +91,95 @@ public class HKQuantityType: HKSampleType {
     self.init(identifier: identifier.rawValue)
   }
 
+  /// How HealthKit combines this type's values (`aggregationStyle`):
+  /// cumulative types are summed, discrete ones are not. `.discreteArithmetic`
+  /// for a type the stand-in does not know.
+  public var aggregationStyle: HKQuantityAggregationStyle {
+    Self.table[identifier]?.cumulative == true ? .cumulative : .discreteArithmetic
+  }
+
+  /// Whether quantities of this type can be expressed in `unit` (`is(compatibleWith:)`):
+  /// whether the unit measures the dimension of the type's unit in Apple's header.
+  ///
+  /// - Parameter unit: The unit.
+  /// - Returns: Whether it fits; `false` for a type the stand-in does not know.
+  public func `is`(compatibleWith unit: HKUnit) -> Bool {
+    expectedDimension.map { unit.dimension == $0 } ?? false
+  }
+
   /// Whether quantities of this type can be expressed in `unit`.
-  func accepts(_ unit: HKUnit) -> Bool {
-    unit.dimension == expectedDimension
-  }
+  func accepts(_ unit: HKUnit) -> Bool { self.is(compatibleWith: unit) }
 
-  var expectedDimension: HKUnit.Dimension {
-    switch identifier {
-    case HKQuantityTypeIdentifier.stepCount.rawValue: return .count
-    case HKQuantityTypeIdentifier.bodyMass.rawValue: return .mass
-    case HKQuantityTypeIdentifier.bodyTemperature.rawValue: return .temperature
-    case HKQuantityTypeIdentifier.basalEnergyBurned.rawValue,
-      HKQuantityTypeIdentifier.activeEnergyBurned.rawValue:
-      return .energy
-    default: return .length
-    }
-  }
+  /// The dimension of the unit Apple's header names for the type, or `nil`
+  /// for a type the stand-in does not know.
+  var expectedDimension: HKUnit.Dimension? { Self.table[identifier]?.dimension }
 
-  /// The unit the stand-in sums and compares this type in (count, metre, gram, kelvin, joule).
+  /// The unit the stand-in sums and compares this type in (count, metre,
+  /// gram, kelvin, joule, second, litre).
   var baseUnit: HKUnit {
     switch expectedDimension {
-    case .count: return HKUnit.count()
-    case .length: return HKUnit.meter()
-    case .mass: return HKUnit.gramUnit(with: .none)
-    case .temperature: return HKUnit.kelvin()
-    case .energy: return HKUnit.joule()
+    case .count?, nil: return HKUnit.count()
+    case .length?: return HKUnit.meter()
+    case .mass?: return HKUnit.gramUnit(with: .none)
+    case .temperature?: return HKUnit.kelvin()
+    case .energy?: return HKUnit.joule()
+    case .time?: return HKUnit.second()
+    case .volume?: return HKUnit.liter()
     }
   }
+
+  /// Each quantity type's unit dimension and aggregation, as the comments of
+  /// Apple's `HKTypeIdentifiers.h` (iOS 18) give them: `count, Cumulative`,
+  /// `min, Cumulative`, `kg, Discrete (Arithmetic)`, … Types whose unit is a
+  /// compound (`count/min`, `m/s`, `%`) are left out.
+  static let table: [String: (dimension: HKUnit.Dimension, cumulative: Bool)] = {
+    var table: [String: (dimension: HKUnit.Dimension, cumulative: Bool)] = [:]
+    func add(_ dimension: HKUnit.Dimension, cumulative: Bool, _ names: [String]) {
+      for name in names { table["HKQuantityTypeIdentifier" + name] = (dimension, cumulative) }
+    }
+    add(.count, cumulative: true, [
+      "StepCount", "FlightsClimbed", "NikeFuel", "PushCount", "SwimmingStrokeCount",
+      "NumberOfAlcoholicBeverages", "NumberOfTimesFallen", "InhalerUsage",
+    ])
+    add(.length, cumulative: true, [
+      "DistanceWalkingRunning", "DistanceCycling", "DistanceSwimming", "DistanceWheelchair",
+      "DistanceDownhillSnowSports", "DistanceCrossCountrySkiing", "DistancePaddleSports", "DistanceRowing",
+      "DistanceSkatingSports",
+    ])
+    add(.energy, cumulative: true, ["ActiveEnergyBurned", "BasalEnergyBurned", "DietaryEnergyConsumed"])
+    add(.time, cumulative: true, ["AppleExerciseTime", "AppleMoveTime", "AppleStandTime", "TimeInDaylight"])
+    add(.volume, cumulative: true, ["DietaryWater"])
+    add(.mass, cumulative: true, [
+      "Biotin", "Caffeine", "Calcium", "Carbohydrates", "Chloride", "Cholesterol", "Chromium", "Copper",
+      "FatMonounsaturated", "FatPolyunsaturated", "FatSaturated", "FatTotal", "Fiber", "Folate", "Iodine",
+      "Iron", "Magnesium", "Manganese", "Molybdenum", "Niacin", "PantothenicAcid", "Phosphorus", "Potassium",
+      "Protein", "Riboflavin", "Selenium", "Sodium", "Sugar", "Thiamin", "VitaminA", "VitaminB12",
+      "VitaminB6", "VitaminC", "VitaminD", "VitaminE", "VitaminK", "Zinc",
+    ].map { "Dietary" + $0 })
+    add(.mass, cumulative: false, ["BodyMass", "LeanBodyMass"])
+    add(.length, cumulative: false, [
+      "Height", "WaistCircumference", "SixMinuteWalkTestDistance", "WalkingStepLength", "RunningStrideLength",
+      "UnderwaterDepth",
+    ])
+    add(.temperature, cumulative: false, [
+      "BodyTemperature", "BasalBodyTemperature", "AppleSleepingWristTemperature", "WaterTemperature",
+    ])
+    add(.time, cumulative: false, ["HeartRateVariabilitySDNN", "RunningGroundContactTime"])
+    add(.volume, cumulative: false, ["ForcedVitalCapacity", "ForcedExpiratoryVolume1"])
+    // UV exposure is a count but discrete (its header comment names no unit).
+    add(.count, cumulative: false, ["BodyMassIndex", "UVExposure", "AppleSleepingBreathingDisturbances"])
+    return table
+  }()
+}
+
+/// How HealthKit combines a quantity type's values (`HKQuantityAggregationStyle`).
+public enum HKQuantityAggregationStyle: Int, Sendable {
+  /// Summed over time (steps, energy, exercise minutes).
+  case cumulative = 0
+  /// Averaged (body mass, height).
+  case discreteArithmetic = 1
+  /// Averaged weighted by time (heart rate).
+  case discreteTemporallyWeighted = 2
+  /// Averaged as an equivalent continuous level (audio exposure).
+  case discreteEquivalentContinuousLevel = 3
 }

@@ -178,6 +178,11 @@ public class HKStatisticsQuery: HKQuery {
     quantityType: HKQuantityType, quantitySamplePredicate: NSPredicate?, options: HKStatisticsOptions = [],
     completionHandler handler: @escaping @Sendable (HKStatisticsQuery, HKStatistics?, (any Error)?) -> Void
   ) {
+    // HealthKit raises an NSInvalidArgumentException here.
+    precondition(
+      !options.contains(.cumulativeSum) || quantityType.aggregationStyle == .cumulative,
+      "Statistics option HKStatisticsOptionCumulativeSum is not compatible with discrete data type "
+        + quantityType.identifier)
     self.quantityType = quantityType
     self.options = options
     self.handler = handler
@@ -220,6 +225,11 @@ public class HKStatisticsCollectionQuery: HKQuery {
     quantityType: HKQuantityType, quantitySamplePredicate: NSPredicate?, options: HKStatisticsOptions = [],
     anchorDate: Date, intervalComponents: DateComponents
   ) {
+    // HealthKit raises an NSInvalidArgumentException here.
+    precondition(
+      !options.contains(.cumulativeSum) || quantityType.aggregationStyle == .cumulative,
+      "Statistics option HKStatisticsOptionCumulativeSum is not compatible with discrete data type "
+        + quantityType.identifier)
     self.quantityType = quantityType
     self.options = options
     self.anchorDate = anchorDate

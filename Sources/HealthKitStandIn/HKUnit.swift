@@ -29,14 +29,15 @@ public enum HKMetricPrefix: Int, Sendable {
   }
 }
 
-/// A unit (`HKUnit`): the counts, lengths, masses, temperatures and energies StepKit uses.
+/// A unit (`HKUnit`): the counts, lengths, masses, temperatures, energies,
+/// times and volumes StepKit uses.
 public class HKUnit: NSObject {
-  enum Dimension: Sendable { case count, length, mass, temperature, energy }
+  enum Dimension: Sendable { case count, length, mass, temperature, energy, time, volume }
 
   /// The unit's string (`count`, `m`, `km`, `kg`, `degC`, `kcal`, …).
   public let unitString: String
   let dimension: Dimension
-  /// Size in the dimension's base unit (count, metre, gram, kelvin, joule).
+  /// Size in the dimension's base unit (count, metre, gram, kelvin, joule, second, litre).
   let factor: Double
   /// Where the unit's zero lies in the base unit (temperatures only: 273.15 for °C).
   let offset: Double
@@ -91,6 +92,24 @@ public class HKUnit: NSObject {
   public class func largeCalorie() -> Self { Self(unitString: "Cal", dimension: .energy, factor: 4184) }
   /// Small calories (`cal`; iOS 11).
   public class func smallCalorie() -> Self { Self(unitString: "cal", dimension: .energy, factor: 4.184) }
+  /// Seconds.
+  public class func second() -> Self { secondUnit(with: .none) }
+  /// Seconds with a prefix (`ms`).
+  public class func secondUnit(with prefix: HKMetricPrefix) -> Self {
+    Self(unitString: prefix.symbol + "s", dimension: .time, factor: prefix.factor)
+  }
+  /// Minutes.
+  public class func minute() -> Self { Self(unitString: "min", dimension: .time, factor: 60) }
+  /// Hours.
+  public class func hour() -> Self { Self(unitString: "hr", dimension: .time, factor: 3600) }
+  /// Days.
+  public class func day() -> Self { Self(unitString: "d", dimension: .time, factor: 86_400) }
+  /// Litres.
+  public class func liter() -> Self { literUnit(with: .none) }
+  /// Litres with a prefix (`mL`).
+  public class func literUnit(with prefix: HKMetricPrefix) -> Self {
+    Self(unitString: prefix.symbol + "L", dimension: .volume, factor: prefix.factor)
+  }
 }
 
 /// An amount in a unit (`HKQuantity`).

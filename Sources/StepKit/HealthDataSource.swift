@@ -73,6 +73,34 @@ public protocol HealthDataSource: StepSource {
   func energyBurned(_ type: HealthDataType, in interval: DateInterval, policy: CountingPolicy) async throws
     -> EnergyAmount
 
+  /// The total of any cumulative quantity type over `interval`, merged
+  /// across sources, in the type's canonical unit.
+  ///
+  /// - Parameters:
+  ///   - type: The type (flights climbed, exercise minutes, …).
+  ///   - interval: The interval.
+  ///   - policy: Which samples take part.
+  /// - Returns: The total.
+  /// - Throws: ``StepKitError/unsupportedQuantityType(_:)`` for a type the source cannot sum, or another ``StepKitError``.
+  func total(of type: CumulativeType, in interval: DateInterval, policy: CountingPolicy) async throws
+    -> CumulativeTotal
+
+  /// The totals of any cumulative quantity type per day from `dayStart`
+  /// over `interval`; the first and last day count only what falls within it.
+  ///
+  /// - Parameters:
+  ///   - type: The type.
+  ///   - interval: The range.
+  ///   - calendar: Whose time zone's local times cut days.
+  ///   - dayStart: The local time at which days begin.
+  ///   - policy: Which samples take part.
+  /// - Returns: One value per day, empty days included.
+  /// - Throws: See ``total(of:in:policy:)``.
+  func dailyTotals(
+    of type: CumulativeType, in interval: DateInterval, calendar: Calendar, dayStart: DayStart,
+    policy: CountingPolicy
+  ) async throws -> DailyCumulativeTotals
+
   /// What each source contributed to the steps in `interval` after the
   /// merge, and its own steps before it (see ``SourceBreakdown``).
   ///
@@ -116,6 +144,66 @@ public protocol HealthDataSource: StepSource {
 }
 
 extension HealthDataSource {
+  /// The total of steps, walking + running distance or energy, from the
+  /// source's own answers for them (``SimulatedStepSource`` answers these
+  /// four); ``StepKitError/unsupportedQuantityType(_:)`` for the others.
+  ///
+  /// - Parameters:
+  ///   - type: Steps, walking + running distance, active or resting energy.
+  ///   - interval: The interval.
+  ///   - policy: Which samples take part.
+  /// - Returns: The total in the type's canonical unit.
+  /// - Throws: ``StepKitError/unsupportedQuantityType(_:)``, or what the source's own answer throws.
+  public func total(of type: CumulativeType, in interval: DateInterval, policy: CountingPolicy) async throws
+    -> CumulativeTotal
+  {
+    let (value, provenance, hasData): (Double, Provenance, Bool)
+    switch type.healthDataType {
+    case .steps?:
+      let count = try await steps(in: interval, policy: policy)
+      (value, provenance, hasData) = (count.steps, count.provenance, count.hasData)
+    case .walkingRunningDistance?:
+      let distance = try await distance(in: interval, policy: policy)
+      (value, provenance, hasData) = (distance.meters, distance.provenance, distance.hasData)
+    case .activeEnergyBurned?, .basalEnergyBurned?:
+      let energy = try await energyBurned(type.healthDataType ?? .activeEnergyBurned, in: interval, policy: policy)
+      (value, provenance, hasData) = (energy.kilocalories, energy.provenance, energy.hasData)
+    default: throw StepKitError.unsupportedQuantityType(type)
+    }
+    return CumulativeTotal(type: type, interval: interval, value: value, provenance: provenance, hasData: hasData)
+  }
+
+  /// The daily totals of steps, walking + running distance or energy, from
+  /// the source's own answers for them, one ``total(of:in:policy:)`` per day.
+  ///
+  /// - Parameters:
+  ///   - type: Steps, walking + running distance, active or resting energy.
+  ///   - interval: The range.
+  ///   - calendar: Whose time zone's local times cut days.
+  ///   - dayStart: The local time at which days begin.
+  ///   - policy: Which samples take part.
+  /// - Returns: One value per day.
+  /// - Throws: See ``total(of:in:policy:)``.
+  public func dailyTotals(
+    of type: CumulativeType, in interval: DateInterval, calendar: Calendar, dayStart: DayStart,
+    policy: CountingPolicy
+  ) async throws -> DailyCumulativeTotals {
+    guard interval.end >= interval.start else {
+      throw StepKitError.invalidInterval(start: interval.start, end: interval.end)
+    }
+    var days: [DailyCumulativeTotals.Day] = []
+    var provenances: [Provenance] = []
+    var hasData = false
+    for day in LocalDays.days(covering: interval, calendar: calendar, dayStart: dayStart) {
+      let total = try await total(of: type, in: LocalDays.part(of: day, within: interval), policy: policy)
+      days.append(DailyCumulativeTotals.Day(interval: day, value: total.value))
+      provenances.append(total.provenance)
+      hasData = hasData || total.hasData
+    }
+    return DailyCumulativeTotals(
+      type: type, interval: interval, days: days, provenance: .joined(provenances), hasData: hasData)
+  }
+
   /// ``observeStepChanges(_:)``, for sources whose observers report no errors.
   ///
   /// - Parameters:

@@ -91,6 +91,7 @@ extension StepCounter {
   ///   - interval: The interval.
   /// - Returns: The amount, with ``EnergyAmount/hasData`` `false` when no sample matched.
   /// - Throws: ``StepKitError/unsupportedDataType(_:)`` for other types, or a HealthKit error.
+  @available(*, deprecated, renamed: "total(of:in:)", message: "total(of:in:) reads any cumulative type")
   public func energyBurned(_ type: HealthDataType, in interval: DateInterval) async throws -> EnergyAmount {
     guard let health else { throw StepKitError.sourceNotConfigured(.healthKit) }
     return try await health.energyBurned(type, in: interval, policy: policy)
@@ -177,6 +178,9 @@ extension StepCounter {
   ///   - interval: The interval.
   ///   - queue: Where `completion` runs; the main queue by default.
   ///   - completion: Called once with the amount or the error.
+  @available(
+    *, deprecated, renamed: "total(of:in:queue:completion:)", message: "total(of:in:) reads any cumulative type"
+  )
   public func energyBurned(
     _ type: HealthDataType, in interval: DateInterval, queue: DispatchQueue = .main,
     completion: @escaping @Sendable (Result<EnergyAmount, StepKitError>) -> Void

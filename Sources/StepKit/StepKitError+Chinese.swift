@@ -10,6 +10,8 @@ extension StepKitError {
     case .healthDatabaseLocked: return "设备锁定时无法读取健康数据。"
     case .authorizationNotDetermined(let type):
       return "应用尚未请求访问“\(type.name(in: .simplifiedChinese))”的权限。"
+    case .quantityAuthorizationNotDetermined(let type):
+      return "应用尚未请求访问“\(type.name(in: .simplifiedChinese))”的权限。"
     case .writeAccessDenied(let type):
       return "应用无权将“\(type.name(in: .simplifiedChinese))”写入健康。"
     case .authorizationCancelled: return "健康数据访问请求已取消。"
@@ -32,6 +34,8 @@ extension StepKitError {
       return "时间区间 \(start) 至 \(end) 无效：结束时间不能早于开始时间。"
     case .sourceNotConfigured(let kind): return "未配置 \(kind) 步数来源。"
     case .unsupportedDataType(let type): return "此调用不适用于“\(type.name(in: .simplifiedChinese))”。"
+    case .unsupportedQuantityType(let type):
+      return "“健康”不会累加“\(type.name(in: .simplifiedChinese))”，因此没有总量。"
     case .motionNotAvailable: return "此设备没有计步功能。"
     case .motionNotAuthorized: return "应用无权读取“运动与健身”数据。"
     case .motionRestricted: return "此设备上的“运动与健身”访问受到限制。"
@@ -49,7 +53,8 @@ extension StepKitError {
     case .healthDataUnavailable: return "请使用 iPhone 或 Apple Watch。在此设备上只能使用其自身的运动传感器计步。"
     case .healthDataRestricted: return "请联系设备管理员，或检查 设置 > 屏幕使用时间 > 内容和隐私访问限制。"
     case .healthDatabaseLocked: return "请解锁设备后重试。"
-    case .authorizationNotDetermined: return "请在应用请求时允许访问，或稍后在 \(health) > 本应用 中开启。"
+    case .authorizationNotDetermined, .quantityAuthorizationNotDetermined:
+      return "请在应用请求时允许访问，或稍后在 \(health) > 本应用 中开启。"
     case .writeAccessDenied(let type):
       return "请在 \(health) > 本应用 > 允许写入 中打开“\(type.name(in: .simplifiedChinese))”，或前往本应用的设置页面。"
     case .authorizationCancelled: return "请重新请求并选择允许访问的数据。"
@@ -65,6 +70,7 @@ extension StepKitError {
     case .invalidInterval: return "请传入结束时间不早于开始时间的区间。"
     case .sourceNotConfigured: return "请为 StepCounter 提供其策略所需的步数来源。"
     case .unsupportedDataType: return "测量值请使用体重、身高、体温、活动能量或静息能量。"
+    case .unsupportedQuantityType: return "请逐条读取其样本，而不是总量。"
     case .motionNotAvailable: return nil
     case .motionNotAuthorized:
       return "请在 \(motion) 中为本应用开启权限，或前往本应用的设置页面，"

@@ -12,6 +12,8 @@ extension StepKitError {
     case .healthDatabaseLocked: return "裝置鎖定時無法讀取健康資料。"
     case .authorizationNotDetermined(let type):
       return "App 尚未要求取用「\(type.name(in: .traditionalChinese))」的權限。"
+    case .quantityAuthorizationNotDetermined(let type):
+      return "App 尚未要求取用「\(type.name(in: .traditionalChinese))」的權限。"
     case .writeAccessDenied(let type):
       return "App 無權將「\(type.name(in: .traditionalChinese))」寫入健康。"
     case .authorizationCancelled: return "健康資料取用要求已取消。"
@@ -34,6 +36,8 @@ extension StepKitError {
         ? "App 未以 HealthKit 授權（entitlement，\(key)）簽署，HealthKit 拒絕所有要求。"
         : "App 未以 \(key) 授權（entitlement）簽署，HealthKit 無法在有新資料時喚醒 App。"
     case .unsupportedDataType(let type): return "此呼叫不適用於「\(type.name(in: .traditionalChinese))」。"
+    case .unsupportedQuantityType(let type):
+      return "「健康」不會累加「\(type.name(in: .traditionalChinese))」，因此沒有總量。"
     case .motionNotAvailable: return "此裝置沒有計步功能。"
     case .motionNotAuthorized: return "App 無權讀取「動作與健身」資料。"
     case .motionRestricted: return "此裝置上的「動作與健身」取用受到限制。"
@@ -51,7 +55,8 @@ extension StepKitError {
     case .healthDataUnavailable: return "請使用 iPhone 或 Apple Watch。在此裝置上只能使用其本身的動作感測器計步。"
     case .healthDataRestricted: return "請聯絡裝置管理者，或檢查 設定 > 螢幕使用時間 > 內容與隱私權限制。"
     case .healthDatabaseLocked: return "請解鎖裝置後再試一次。"
-    case .authorizationNotDetermined: return "請在 App 要求時允許取用，或稍後在 \(health) > 本 App 中開啟。"
+    case .authorizationNotDetermined, .quantityAuthorizationNotDetermined:
+      return "請在 App 要求時允許取用，或稍後在 \(health) > 本 App 中開啟。"
     case .writeAccessDenied(let type):
       return "請在 \(health) > 本 App > 允許寫入 中開啟「\(type.name(in: .traditionalChinese))」，或前往本 App 的設定頁面。"
     case .authorizationCancelled: return "請重新要求並選擇允許取用的資料。"
@@ -67,6 +72,7 @@ extension StepKitError {
         ? "請在 Xcode 中打開 App 目標的「Signing & Capabilities」標籤頁，加入 HealthKit 功能。"
         : "請在 Xcode 中打開 App 目標的「Signing & Capabilities」標籤頁，勾選 HealthKit 下的「Background Delivery」。"
     case .unsupportedDataType: return "測量值請使用體重、身高、體溫、活動能量或靜息能量。"
+    case .unsupportedQuantityType: return "請逐筆讀取其樣本，而非總量。"
     case .motionNotAvailable: return nil
     case .motionNotAuthorized:
       return "請在 \(motion) 中為本 App 開啟權限，或前往本 App 的設定頁面，"

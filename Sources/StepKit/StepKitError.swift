@@ -24,6 +24,12 @@ public enum StepKitError: Error, Equatable, Hashable, Sendable {
   /// (`errorAuthorizationNotDetermined`). Call
   /// ``StepCounter/requestAuthorization(_:)`` first.
   case authorizationNotDetermined(HealthDataType)
+  /// The app has not asked to read `type`, a cumulative quantity type
+  /// other than steps, walking + running distance and energy (for those
+  /// four, ``authorizationNotDetermined(_:)`` names them as before). Add the
+  /// type to ``AuthorizationRequest/cumulative`` and call
+  /// ``StepCounter/requestAuthorization(_:)`` first.
+  case quantityAuthorizationNotDetermined(CumulativeType)
   /// The person did not allow the app to write `type`
   /// (`errorAuthorizationDenied`, which HealthKit reports only for writes).
   case writeAccessDenied(HealthDataType)
@@ -64,6 +70,9 @@ public enum StepKitError: Error, Equatable, Hashable, Sendable {
   /// The call does not apply to `type` (for example the most recent
   /// measurement of steps, or energy burned of body mass).
   case unsupportedDataType(HealthDataType)
+  /// HealthKit does not sum `type` (it aggregates it as discrete values,
+  /// as UV exposure), or the source cannot read it.
+  case unsupportedQuantityType(CumulativeType)
 
   // MARK: CoreMotion
 
@@ -146,10 +155,12 @@ extension StepKitError: CustomNSError {
     case .backgroundDeliveryFailed: return 110
     case .missingEntitlement: return 111
     case .backgroundTimeExpired: return 112
+    case .quantityAuthorizationNotDetermined: return 113
     case .implausibleMeasurement: return 201
     case .invalidInterval: return 202
     case .sourceNotConfigured: return 203
     case .unsupportedDataType: return 204
+    case .unsupportedQuantityType: return 205
     case .motionNotAvailable: return 304
     case .motionNotAuthorized: return 305
     case .motionRestricted: return 309
@@ -214,7 +225,7 @@ extension StepKitError {
     switch self {
     case .healthDataUnavailable: return .healthDataUnavailable
     case .healthDatabaseLocked: return .healthDatabaseLocked
-    case .authorizationNotDetermined: return .healthKitNotAuthorized
+    case .authorizationNotDetermined, .quantityAuthorizationNotDetermined: return .healthKitNotAuthorized
     default: return .healthKitFailed(self)
     }
   }
@@ -225,6 +236,8 @@ extension StepKitError {
     case .healthDataRestricted: return "Access to health data is restricted on this device."
     case .healthDatabaseLocked: return "Health data cannot be read while the device is locked."
     case .authorizationNotDetermined(let type):
+      return "The app has not asked for access to \(type.name(in: .english)) yet."
+    case .quantityAuthorizationNotDetermined(let type):
       return "The app has not asked for access to \(type.name(in: .english)) yet."
     case .writeAccessDenied(let type):
       return "The app is not allowed to save \(type.name(in: .english)) to Health."
@@ -251,6 +264,8 @@ extension StepKitError {
     case .sourceNotConfigured(let kind): return "No \(kind) step source is configured."
     case .unsupportedDataType(let type):
       return "This call does not apply to \(type.name(in: .english))."
+    case .unsupportedQuantityType(let type):
+      return "Health does not add up \(type.name(in: .english)) over time, so it has no total."
     case .motionNotAvailable: return "This device has no step counter."
     case .motionNotAuthorized: return "The app is not allowed to read Motion & Fitness data."
     case .motionRestricted: return "Motion & Fitness access is restricted on this device."
@@ -272,7 +287,7 @@ extension StepKitError {
       return
         "Ask the device's administrator, or check Settings > Screen Time > Content & Privacy Restrictions."
     case .healthDatabaseLocked: return "Unlock the device and try again."
-    case .authorizationNotDetermined:
+    case .authorizationNotDetermined, .quantityAuthorizationNotDetermined:
       return "Allow access when the app asks, or later in \(health) > this app."
     case .writeAccessDenied(let type):
       return
@@ -295,6 +310,7 @@ extension StepKitError {
     case .sourceNotConfigured: return "Create the StepCounter with the source its strategy needs."
     case .unsupportedDataType:
       return "Use body mass, height, body temperature, or active or resting energy for measurements."
+    case .unsupportedQuantityType: return "Read its samples one by one instead of a total."
     case .motionNotAvailable: return nil
     case .motionNotAuthorized:
       return "Turn on this app under \(motion), or in the app's Settings page, "

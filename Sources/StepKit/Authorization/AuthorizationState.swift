@@ -112,17 +112,29 @@ public struct AuthorizationRequest: Sendable, Hashable {
   public var read: Set<HealthDataType>
   /// Types to write (only the writable ones: ``HealthDataType/isWritable``).
   public var write: Set<HealthDataType>
+  /// Cumulative quantity types to read, any of them (flights climbed,
+  /// exercise minutes, cycling distance, …), for
+  /// ``StepCounter/total(of:in:)`` and ``StepCounter/dailyTotals(of:in:)``.
+  public var cumulative: Set<CumulativeType>
 
   /// Creates a request.
+  ///
+  /// ```swift
+  /// let flights = CumulativeType(named: "flightsClimbed")!
+  /// try await counter.requestAuthorization(AuthorizationRequest(read: [.steps], cumulative: [flights]))
+  /// ```
   ///
   /// - Parameters:
   ///   - read: Types to read; steps and distance by default.
   ///   - write: Types to write; none by default.
+  ///   - cumulative: Further cumulative quantity types to read; none by default.
   public init(
-    read: Set<HealthDataType> = [.steps, .walkingRunningDistance], write: Set<HealthDataType> = []
+    read: Set<HealthDataType> = [.steps, .walkingRunningDistance], write: Set<HealthDataType> = [],
+    cumulative: Set<CumulativeType> = []
   ) {
     self.read = read
     self.write = write.filter(\.isWritable)
+    self.cumulative = cumulative
   }
 
   /// Steps and walking + running distance, read only.

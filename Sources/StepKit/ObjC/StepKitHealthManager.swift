@@ -366,13 +366,110 @@ public final class StepKitHealthManager: NSObject, Sendable {
   #if canImport(ObjectiveC)
     @objc(energyBurnedOfType:fromDate:toDate:completion:)
   #endif
+  @available(*, deprecated, renamed: "total(ofType:from:to:completion:)", message: "reads any cumulative type")
   public func energyBurned(
     of type: StepKitMeasurementType, from start: Date, to end: Date,
     completion: @escaping @Sendable (Double, NSError?) -> Void
   ) {
     guard let interval = Self.interval(start, end, failing: { completion(0, $0) }) else { return }
-    counter.energyBurned(
-      type.healthDataType, in: interval, completion: Self.bridge(completion, failure: 0, \.kilocalories))
+    guard type == .activeEnergyBurned || type == .basalEnergyBurned else {
+      let error = StepKitError.unsupportedDataType(type.healthDataType) as NSError
+      DispatchQueue.main.async { completion(0, error) }
+      return
+    }
+    let energy: CumulativeType = type == .activeEnergyBurned ? .activeEnergyBurned : .basalEnergyBurned
+    counter.total(of: energy, in: interval, completion: Self.bridge(completion, failure: 0, \.value))
+  }
+
+  /// Asks to read the cumulative types named, besides steps and walking + running distance.
+  ///
+  /// ```objc
+  /// [health requestAuthorizationToReadTypes:@[@"flightsClimbed", @"HKQuantityTypeIdentifierAppleExerciseTime"]
+  ///                              completion:^(BOOL success, NSError *error) { … }];
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - identifiers: HealthKit identifiers or their short forms (`flightsClimbed`).
+  ///   - completion: Called once on the main queue, as ``requestAuthorization(completion:)``'s; `NO`
+  ///     and ``StepKitError/unsupportedQuantityType(_:)`` for a name of no cumulative type.
+  #if canImport(ObjectiveC)
+    @objc(requestAuthorizationToReadTypes:completion:)
+  #endif
+  public func requestAuthorization(
+    toRead identifiers: [String], completion: @escaping @Sendable (Bool, NSError?) -> Void
+  ) {
+    var types: Set<CumulativeType> = []
+    for name in identifiers {
+      guard let type = Self.cumulativeType(name, failing: { completion(false, $0) }) else { return }
+      types.insert(type)
+    }
+    requestAuthorization(AuthorizationRequest(cumulative: types), completion: completion)
+  }
+
+  /// The total of any cumulative type between two dates, merged by HealthKit, in the type's
+  /// canonical unit (kcal, m, count, min, g or mL; see ``unit(ofType:)``).
+  ///
+  /// ```objc
+  /// [health totalOfType:@"flightsClimbed" fromDate:start toDate:end completion:^(double flights, NSError *error) { … }];
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - identifier: A HealthKit identifier or its short form (`appleExerciseTime`).
+  ///   - start: The start.
+  ///   - end: The end.
+  ///   - completion: Called once on the main queue with the total, or 0 and the error.
+  #if canImport(ObjectiveC)
+    @objc(totalOfType:fromDate:toDate:completion:)
+  #endif
+  public func total(
+    ofType identifier: String, from start: Date, to end: Date,
+    completion: @escaping @Sendable (Double, NSError?) -> Void
+  ) {
+    guard let type = Self.cumulativeType(identifier, failing: { completion(0, $0) }),
+      let interval = Self.interval(start, end, failing: { completion(0, $0) })
+    else { return }
+    counter.total(of: type, in: interval, completion: Self.bridge(completion, failure: 0, \.value))
+  }
+
+  /// The totals of any cumulative type per local day between two dates (the
+  /// first and last day count only what falls between them).
+  ///
+  /// - Parameters:
+  ///   - identifier: A HealthKit identifier or its short form.
+  ///   - start: The start.
+  ///   - end: The end.
+  ///   - completion: Called once on the main queue with the days in order, or
+  ///     an empty array and the error.
+  #if canImport(ObjectiveC)
+    @objc(dailyTotalsOfType:fromDate:toDate:completion:)
+  #endif
+  public func dailyTotals(
+    ofType identifier: String, from start: Date, to end: Date,
+    completion: @escaping @Sendable ([StepKitDailyTotal], NSError?) -> Void
+  ) {
+    guard let type = Self.cumulativeType(identifier, failing: { completion([], $0) }),
+      let interval = Self.interval(start, end, failing: { completion([], $0) })
+    else { return }
+    counter.dailyTotals(
+      of: type, in: interval,
+      completion: Self.bridge(completion, failure: []) { daily in
+        daily.days.map {
+          StepKitDailyTotal(
+            start: $0.interval.start, end: $0.interval.end, value: $0.value, hasData: daily.hasData)
+        }
+      })
+  }
+
+  /// The canonical unit totals of a cumulative type come in (`kcal`, `m`,
+  /// `count`, `min`, `g`, `mL`), or `nil` for a name of no cumulative type.
+  ///
+  /// - Parameter identifier: A HealthKit identifier or its short form.
+  /// - Returns: The unit's symbol.
+  #if canImport(ObjectiveC)
+    @objc(unitOfType:)
+  #endif
+  public func unit(ofType identifier: String) -> String? {
+    CumulativeType(named: identifier)?.unit.rawValue
   }
 
   // MARK: Live updates and background delivery
@@ -461,6 +558,17 @@ public final class StepKitHealthManager: NSObject, Sendable {
     return DateInterval(start: start, end: end)
   }
 
+  /// The cumulative type named `name`, or `nil` after handing `failing` the
+  /// error on the main queue.
+  private static func cumulativeType(_ name: String, failing: @escaping @Sendable (NSError) -> Void)
+    -> CumulativeType?
+  {
+    if let type = CumulativeType(named: name) { return type }
+    let error = StepKitError.unsupportedQuantityType(CumulativeType(identifier: name, unit: .count)) as NSError
+    DispatchQueue.main.async { failing(error) }
+    return nil
+  }
+
   private static func saved(_ completion: @escaping @Sendable (StepKitMeasurement?, NSError?) -> Void)
     -> @Sendable (Result<SavedMeasurement, StepKitError>) -> Void
   {
@@ -512,6 +620,40 @@ public final class StepKitDailyStepCount: NSObject, Sendable {
     self.start = start
     self.end = end
     self.steps = steps
+    self.hasData = hasData
+  }
+}
+
+/// One local day's total of a cumulative type, for Objective-C (`SKDailyTotal`).
+#if canImport(ObjectiveC)
+  @objc(SKDailyTotal)
+#endif
+public final class StepKitDailyTotal: NSObject, Sendable {
+  /// The day's start (local midnight, or the counter's day start).
+  #if canImport(ObjectiveC)
+    @objc
+  #endif
+  public let start: Date
+  /// The day's end (23 or 25 hours later on DST changes).
+  #if canImport(ObjectiveC)
+    @objc
+  #endif
+  public let end: Date
+  /// The day's total in the type's canonical unit.
+  #if canImport(ObjectiveC)
+    @objc
+  #endif
+  public let value: Double
+  /// Whether the answer had any samples at all (`NO` may mean read access was denied).
+  #if canImport(ObjectiveC)
+    @objc
+  #endif
+  public let hasData: Bool
+
+  init(start: Date, end: Date, value: Double, hasData: Bool) {
+    self.start = start
+    self.end = end
+    self.value = value
     self.hasData = hasData
   }
 }

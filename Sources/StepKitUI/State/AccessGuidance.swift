@@ -195,7 +195,7 @@ public struct AccessGuidance: Sendable, Hashable {
     let title: String
     var action: Action?
     switch error {
-    case .authorizationNotDetermined, .authorizationCancelled:
+    case .authorizationNotDetermined, .quantityAuthorizationNotDetermined, .authorizationCancelled:
       title = language.pick("Health access not granted yet", "尚未允许访问“健康”", "尚未允許取用「健康」")
       action = .requestHealthAccess
     case .writeAccessDenied:
@@ -219,7 +219,7 @@ public struct AccessGuidance: Sendable, Hashable {
     }
     let situation: Situation
     switch error {
-    case .authorizationNotDetermined: situation = .health(.notRequested)
+    case .authorizationNotDetermined, .quantityAuthorizationNotDetermined: situation = .health(.notRequested)
     case .motionNotAuthorized: situation = .motion(.denied)
     default: situation = .error(error)
     }

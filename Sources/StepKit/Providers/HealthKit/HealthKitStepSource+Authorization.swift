@@ -46,7 +46,7 @@ extension HealthKitStepSource {
   }
 
   static func readTypes(_ request: AuthorizationRequest) -> Set<HKObjectType> {
-    Set(request.read.map(objectType))
+    Set(request.read.map(objectType)).union(request.cumulative.map(quantityType))
   }
 
   static func shareTypes(_ request: AuthorizationRequest) -> Set<HKSampleType> {

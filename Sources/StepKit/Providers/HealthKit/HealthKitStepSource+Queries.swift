@@ -56,15 +56,28 @@ extension HealthKitStepSource {
     failed: @escaping @Sendable (StepKitError) -> Void, noSources: @escaping @Sendable () -> Void,
     run: @escaping @Sendable (NSPredicate) -> Void
   ) {
+    withPolicyPredicate(
+      Self.quantityType(kind), interval, policy, mapError: { StepKitError(healthKitError: $0, reading: kind) },
+      failed: failed, noSources: noSources, run: run)
+  }
+
+  /// ``withPolicyPredicate(_:_:_:failed:noSources:run:)`` for any quantity
+  /// type, its errors mapped by `mapError`.
+  func withPolicyPredicate(
+    _ quantityType: HKQuantityType, _ interval: DateInterval, _ policy: CountingPolicy,
+    mapError: @escaping @Sendable (any Error) -> StepKitError,
+    failed: @escaping @Sendable (StepKitError) -> Void, noSources: @escaping @Sendable () -> Void,
+    run: @escaping @Sendable (NSPredicate) -> Void
+  ) {
     guard policy == .device else {
       run(Self.predicate(interval, policy: policy, sources: nil))
       return
     }
     let samples = HKQuery.predicateForSamples(withStart: interval.start, end: interval.end)
-    let query = HKSourceQuery(sampleType: Self.quantityType(kind), samplePredicate: samples) {
+    let query = HKSourceQuery(sampleType: quantityType, samplePredicate: samples) {
       _, sources, error in
       if let error {
-        failed(StepKitError(healthKitError: error, reading: kind))
+        failed(mapError(error))
         return
       }
       let apple = (sources ?? []).filter { Self.isAppleDevice(bundleIdentifier: $0.bundleIdentifier) }
