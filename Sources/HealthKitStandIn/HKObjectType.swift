@@ -137,33 +137,45 @@ public class HKQuantityType: HKSampleType {
     func add(_ dimension: HKUnit.Dimension, cumulative: Bool, _ names: [String]) {
       for name in names { table["HKQuantityTypeIdentifier" + name] = (dimension, cumulative) }
     }
-    add(.count, cumulative: true, [
-      "StepCount", "FlightsClimbed", "NikeFuel", "PushCount", "SwimmingStrokeCount",
-      "NumberOfAlcoholicBeverages", "NumberOfTimesFallen", "InhalerUsage",
-    ])
-    add(.length, cumulative: true, [
-      "DistanceWalkingRunning", "DistanceCycling", "DistanceSwimming", "DistanceWheelchair",
-      "DistanceDownhillSnowSports", "DistanceCrossCountrySkiing", "DistancePaddleSports", "DistanceRowing",
-      "DistanceSkatingSports",
-    ])
+    add(
+      .count, cumulative: true,
+      [
+        "StepCount", "FlightsClimbed", "NikeFuel", "PushCount", "SwimmingStrokeCount",
+        "NumberOfAlcoholicBeverages", "NumberOfTimesFallen", "InhalerUsage",
+      ])
+    add(
+      .length, cumulative: true,
+      [
+        "DistanceWalkingRunning", "DistanceCycling", "DistanceSwimming", "DistanceWheelchair",
+        "DistanceDownhillSnowSports", "DistanceCrossCountrySkiing", "DistancePaddleSports", "DistanceRowing",
+        "DistanceSkatingSports",
+      ])
     add(.energy, cumulative: true, ["ActiveEnergyBurned", "BasalEnergyBurned", "DietaryEnergyConsumed"])
     add(.time, cumulative: true, ["AppleExerciseTime", "AppleMoveTime", "AppleStandTime", "TimeInDaylight"])
     add(.volume, cumulative: true, ["DietaryWater"])
-    add(.mass, cumulative: true, [
-      "Biotin", "Caffeine", "Calcium", "Carbohydrates", "Chloride", "Cholesterol", "Chromium", "Copper",
-      "FatMonounsaturated", "FatPolyunsaturated", "FatSaturated", "FatTotal", "Fiber", "Folate", "Iodine",
-      "Iron", "Magnesium", "Manganese", "Molybdenum", "Niacin", "PantothenicAcid", "Phosphorus", "Potassium",
-      "Protein", "Riboflavin", "Selenium", "Sodium", "Sugar", "Thiamin", "VitaminA", "VitaminB12",
-      "VitaminB6", "VitaminC", "VitaminD", "VitaminE", "VitaminK", "Zinc",
-    ].map { "Dietary" + $0 })
+    add(
+      .mass, cumulative: true,
+      [
+        "Biotin", "Caffeine", "Calcium", "Carbohydrates", "Chloride", "Cholesterol", "Chromium", "Copper",
+        "FatMonounsaturated", "FatPolyunsaturated", "FatSaturated", "FatTotal", "Fiber", "Folate", "Iodine",
+        "Iron", "Magnesium", "Manganese", "Molybdenum", "Niacin", "PantothenicAcid", "Phosphorus",
+        "Potassium",
+        "Protein", "Riboflavin", "Selenium", "Sodium", "Sugar", "Thiamin", "VitaminA", "VitaminB12",
+        "VitaminB6", "VitaminC", "VitaminD", "VitaminE", "VitaminK", "Zinc",
+      ].map { "Dietary" + $0 })
     add(.mass, cumulative: false, ["BodyMass", "LeanBodyMass"])
-    add(.length, cumulative: false, [
-      "Height", "WaistCircumference", "SixMinuteWalkTestDistance", "WalkingStepLength", "RunningStrideLength",
-      "UnderwaterDepth",
-    ])
-    add(.temperature, cumulative: false, [
-      "BodyTemperature", "BasalBodyTemperature", "AppleSleepingWristTemperature", "WaterTemperature",
-    ])
+    add(
+      .length, cumulative: false,
+      [
+        "Height", "WaistCircumference", "SixMinuteWalkTestDistance", "WalkingStepLength",
+        "RunningStrideLength",
+        "UnderwaterDepth",
+      ])
+    add(
+      .temperature, cumulative: false,
+      [
+        "BodyTemperature", "BasalBodyTemperature", "AppleSleepingWristTemperature", "WaterTemperature",
+      ])
     add(.time, cumulative: false, ["HeartRateVariabilitySDNN", "RunningGroundContactTime"])
     add(.volume, cumulative: false, ["ForcedVitalCapacity", "ForcedExpiratoryVolume1"])
     // UV exposure is a count but discrete (its header comment names no unit).

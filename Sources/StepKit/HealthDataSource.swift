@@ -166,11 +166,13 @@ extension HealthDataSource {
       let distance = try await distance(in: interval, policy: policy)
       (value, provenance, hasData) = (distance.meters, distance.provenance, distance.hasData)
     case .activeEnergyBurned?, .basalEnergyBurned?:
-      let energy = try await energyBurned(type.healthDataType ?? .activeEnergyBurned, in: interval, policy: policy)
+      let energy = try await energyBurned(
+        type.healthDataType ?? .activeEnergyBurned, in: interval, policy: policy)
       (value, provenance, hasData) = (energy.kilocalories, energy.provenance, energy.hasData)
     default: throw StepKitError.unsupportedQuantityType(type)
     }
-    return CumulativeTotal(type: type, interval: interval, value: value, provenance: provenance, hasData: hasData)
+    return CumulativeTotal(
+      type: type, interval: interval, value: value, provenance: provenance, hasData: hasData)
   }
 
   /// The daily totals of steps, walking + running distance or energy, from

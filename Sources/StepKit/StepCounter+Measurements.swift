@@ -179,7 +179,8 @@ extension StepCounter {
   ///   - queue: Where `completion` runs; the main queue by default.
   ///   - completion: Called once with the amount or the error.
   @available(
-    *, deprecated, renamed: "total(of:in:queue:completion:)", message: "total(of:in:) reads any cumulative type"
+    *, deprecated, renamed: "total(of:in:queue:completion:)",
+    message: "total(of:in:) reads any cumulative type"
   )
   public func energyBurned(
     _ type: HealthDataType, in interval: DateInterval, queue: DispatchQueue = .main,

@@ -366,7 +366,9 @@ public final class StepKitHealthManager: NSObject, Sendable {
   #if canImport(ObjectiveC)
     @objc(energyBurnedOfType:fromDate:toDate:completion:)
   #endif
-  @available(*, deprecated, renamed: "total(ofType:from:to:completion:)", message: "reads any cumulative type")
+  @available(
+    *, deprecated, renamed: "total(ofType:from:to:completion:)", message: "reads any cumulative type"
+  )
   public func energyBurned(
     of type: StepKitMeasurementType, from start: Date, to end: Date,
     completion: @escaping @Sendable (Double, NSError?) -> Void
@@ -564,7 +566,8 @@ public final class StepKitHealthManager: NSObject, Sendable {
     -> CumulativeType?
   {
     if let type = CumulativeType(named: name) { return type }
-    let error = StepKitError.unsupportedQuantityType(CumulativeType(identifier: name, unit: .count)) as NSError
+    let error =
+      StepKitError.unsupportedQuantityType(CumulativeType(identifier: name, unit: .count)) as NSError
     DispatchQueue.main.async { failing(error) }
     return nil
   }

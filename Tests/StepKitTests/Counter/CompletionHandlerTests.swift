@@ -83,8 +83,8 @@ struct CompletionHandlerTests {
         }
       case 7: counter.mostRecentMeasurement(of: invalid ? .steps : .bodyMass, queue: queue) { _ in done() }
       case 8:
-        counter.energyBurned(invalid ? .height : .basalEnergyBurned, in: interval, queue: queue) { _ in done()
-        }
+        let type = invalid ? CumulativeType(named: "UVExposure")! : .basalEnergyBurned
+        counter.total(of: type, in: interval, queue: queue) { _ in done() }
       case 9: counter.todayDistance(queue: queue) { _ in done() }
       default: counter.distance(in: interval, queue: queue) { _ in done() }
       }

@@ -154,7 +154,7 @@ struct ObjectiveCFacadeTests {
     }
     #expect(latest == 37.5)
     let (burned, _) = await once { done in
-      manager.energyBurned(of: .activeEnergyBurned, from: hour.start, to: hour.end) { kcal, _ in done(kcal) }
+      manager.total(ofType: "activeEnergyBurned", from: hour.start, to: hour.end) { kcal, _ in done(kcal) }
     }
     #expect(burned == 300)
     #expect(refusedLog.count == 1 && latestLog.callsOffMain == 0)

@@ -90,6 +90,7 @@
     }
 
     @Test("energy burned is HealthKit's merge of iPhone and Watch, typed-in entries left out")
+    @available(*, deprecated, message: "checks that the deprecated energy twins keep working")
     func energyBurnedMerged() async throws {
       let store = HealthFixture.Store()
       let nine = try HealthFixture.date("2026-11-29T09:00:00+08:00")
@@ -149,6 +150,7 @@
     }
 
     @Test("completion twins call back once on the queue with the measurement")
+    @available(*, deprecated, message: "checks that the deprecated energy twins keep working")
     func completionTwins() async throws {
       let store = HealthFixture.Store()
       try await store.authorize(.everything)

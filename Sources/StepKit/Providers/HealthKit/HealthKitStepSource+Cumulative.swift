@@ -126,7 +126,8 @@ extension HealthKitStepSource {
     return try await withCheckedThrowingContinuation { continuation in
       withPolicyPredicate(
         Self.quantityType(type), interval, policy, mapError: mapError,
-        failed: { continuation.resume(throwing: $0) }, noSources: { continuation.resume(returning: (0, false)) }
+        failed: { continuation.resume(throwing: $0) },
+        noSources: { continuation.resume(returning: (0, false)) }
       ) { predicate in
         let query = HKStatisticsQuery(
           quantityType: Self.quantityType(type), quantitySamplePredicate: predicate, options: .cumulativeSum,

@@ -57,7 +57,8 @@ extension HealthKitStepSource {
     run: @escaping @Sendable (NSPredicate) -> Void
   ) {
     withPolicyPredicate(
-      Self.quantityType(kind), interval, policy, mapError: { StepKitError(healthKitError: $0, reading: kind) },
+      Self.quantityType(kind), interval, policy,
+      mapError: { StepKitError(healthKitError: $0, reading: kind) },
       failed: failed, noSources: noSources, run: run)
   }
 
