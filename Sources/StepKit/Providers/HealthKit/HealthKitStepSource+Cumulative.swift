@@ -152,23 +152,12 @@ extension HealthKitStepSource {
         let query = HKStatisticsCollectionQuery(
           quantityType: Self.quantityType(type), quantitySamplePredicate: predicate, options: .cumulativeSum,
           anchorDate: anchor, intervalComponents: DateComponents(day: 1))
-        query.initialResultsHandler = { _, collection, error in
-          if let error {
-            if StepKitError.isNoData(error) {
-              continuation.resume(returning: [])
-            } else {
-              continuation.resume(throwing: mapError(error))
-            }
-            return
-          }
-          var buckets: [Bucket] = []
-          collection?.enumerateStatistics(from: range.start, to: range.end) { statistics, _ in
-            buckets.append(
-              Bucket(
-                start: statistics.startDate, end: statistics.endDate,
-                sum: statistics.sumQuantity()?.doubleValue(for: Self.healthUnit(type.unit))))
-          }
-          continuation.resume(returning: buckets)
+        query.initialResultsHandler = Self.bucketsHandler(
+          over: range, resuming: continuation, mapError: mapError
+        ) { statistics in
+          Bucket(
+            start: statistics.startDate, end: statistics.endDate,
+            sum: statistics.sumQuantity()?.doubleValue(for: Self.healthUnit(type.unit)))
         }
         self.store.execute(query)
       }

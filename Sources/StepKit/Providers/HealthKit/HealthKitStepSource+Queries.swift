@@ -181,28 +181,42 @@ extension HealthKitStepSource {
           quantityType: Self.quantityType(kind), quantitySamplePredicate: predicate,
           options: [.cumulativeSum, .separateBySource], anchorDate: anchor,
           intervalComponents: DateComponents(day: 1))
-        query.initialResultsHandler = { _, collection, error in
-          if let error {
-            if StepKitError.isNoData(error) {
-              continuation.resume(returning: [])
-            } else {
-              continuation.resume(throwing: StepKitError(healthKitError: error, reading: kind))
-            }
-            return
-          }
-          var buckets: [Bucket] = []
-          collection?.enumerateStatistics(from: range.start, to: range.end) { statistics, _ in
-            buckets.append(
-              Bucket(
-                start: statistics.startDate, end: statistics.endDate,
-                sum: statistics.sumQuantity()?.doubleValue(for: Self.unit(kind)),
-                sourceSums: Self.sourceSums(statistics, kind))
-            )
-          }
-          continuation.resume(returning: buckets)
+        query.initialResultsHandler = Self.bucketsHandler(
+          over: range, resuming: continuation, mapError: { StepKitError(healthKitError: $0, reading: kind) }
+        ) { statistics in
+          Bucket(
+            start: statistics.startDate, end: statistics.endDate,
+            sum: statistics.sumQuantity()?.doubleValue(for: Self.unit(kind)),
+            sourceSums: Self.sourceSums(statistics, kind))
         }
         self.store.execute(query)
       }
+    }
+  }
+
+  /// The initial-results handler of a statistics collection: resumes
+  /// `continuation` with each interval over `range` made a bucket by
+  /// `bucket`, with none for HealthKit's "no data", or with `mapError` of
+  /// another error.
+  static func bucketsHandler(
+    over range: DateInterval, resuming continuation: CheckedContinuation<[Bucket], any Error>,
+    mapError: @escaping @Sendable (any Error) -> StepKitError,
+    bucket: @escaping @Sendable (HKStatistics) -> Bucket
+  ) -> @Sendable (HKStatisticsCollectionQuery, HKStatisticsCollection?, (any Error)?) -> Void {
+    { _, collection, error in
+      if let error {
+        if StepKitError.isNoData(error) {
+          continuation.resume(returning: [])
+        } else {
+          continuation.resume(throwing: mapError(error))
+        }
+        return
+      }
+      var buckets: [Bucket] = []
+      collection?.enumerateStatistics(from: range.start, to: range.end) { statistics, _ in
+        buckets.append(bucket(statistics))
+      }
+      continuation.resume(returning: buckets)
     }
   }
 
