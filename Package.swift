@@ -131,7 +131,7 @@ let package = Package(
     // compared with golden files (STEPKIT_RECORD_GOLDEN=1 re-records them).
     .testTarget(
       name: "stepkitTests",
-      dependencies: ["stepkit", "StepKitCore", "StepKit", "CSQLite"],
+      dependencies: ["stepkit", "StepKitCore", "StepKit", "CSQLite", "export-generator"],
       exclude: ["Golden", "Fixtures"]
     ),
   ]

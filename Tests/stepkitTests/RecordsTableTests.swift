@@ -113,6 +113,48 @@ struct RecordsTableTests {
     #expect(try query(database, "SELECT COUNT(*) FROM records") == [["7"]])
   }
 
+  @Test("Bytes that are not UTF-8 become U+FFFD and are counted; a metadata key named twice is one member")
+  func invalidUTF8AndRepeatedKeys() throws {
+    try withScratchDirectory { directory in
+      let head = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <HealthData locale="en_US">
+         <ExportDate value="2024-03-02 10:00:00 +0100"/>
+         <Record type="HKQuantityTypeIdentifierBodyMass" sourceName="Scale" unit="kg" startDate="2024-03-01 08:00:00 +0100" endDate="2024-03-01 08:00:00 +0100" value="70">
+          <MetadataEntry key="note" value="caf
+        """
+      // `café` cut to a lone 0xC3 before `"`, then a key named twice.
+      let tail = """
+        "/>
+          <MetadataEntry key="HKWasUserEntered" value="1"/>
+          <MetadataEntry key="HKWasUserEntered" value="0"/>
+         </Record>
+         <Record type="HKQuantityTypeIdentifierBodyMass" sourceName="Wa\u{FF}ge" unit="kg" startDate="2024-03-01 09:00:00 +0100" endDate="2024-03-01 09:00:00 +0100" value="71"/>
+        </HealthData>
+
+        """
+      var bytes = Array(head.utf8) + [0xC3] + Array(tail.utf8)
+      // The second source name's `ÿ` (C3 BF) loses its first byte: a stray continuation byte.
+      let stray = bytes.indices.first { bytes[$0] == 0xC3 && bytes[$0 + 1] == 0xBF }!
+      bytes.remove(at: stray)
+      try Data(bytes).write(to: directory.appendingPathComponent("export.xml"))
+      let result = try StepkitRunner.run(["sqlite", "export.xml", "out.db"], in: directory)
+      #expect(result.exitCode == 0, "\(result.standardError)")
+      #expect(
+        result.standardError.contains(
+          "stepkit: 2 records hold bytes that are not UTF-8; each is written to the database as U+FFFD\n"))
+      #expect(
+        result.standardError.contains(
+          "stepkit: 1 record names a metadata key twice; its metadata holds the first value\n"))
+      let path = directory.appendingPathComponent("out.db").path
+      #expect(
+        try query(path, "SELECT source, metadata, json_valid(metadata) FROM records ORDER BY id") == [
+          ["Scale", #"{"note":"caf\#u{FFFD}","HKWasUserEntered":"1"}"#, "1"],
+          ["Wa\u{FFFD}ge", "NULL", "0"],
+        ])
+    }
+  }
+
   /// Top-level `<Record` lines of a fixture, counted as text (every fixture writes one element a line, indented by one space).
   private static func naiveRecordCount(_ name: String) throws -> Int {
     let text = try String(contentsOf: StepkitRunner.fixtures.appendingPathComponent(name), encoding: .utf8)

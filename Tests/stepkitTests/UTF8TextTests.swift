@@ -1,3 +1,4 @@
+import Foundation
 import StepKitCore
 import Testing
 
@@ -112,5 +113,30 @@ struct UTF8TextTests {
     let noteWidth = table.filter { $0.contains("no data (") }.map { TextFormatting.displayWidth(String($0)) }
     #expect(ruleWidth.count == 2 && Set(ruleWidth).count == 1)
     #expect(ruleWidth.first == max(widths.first ?? 0, noteWidth.max() ?? 0))
+  }
+
+  @Test("UTF8Check agrees with Foundation's UTF-8 decoding on every short sequence of interesting bytes")
+  func utf8Check() {
+    let interesting: [UInt8] = [
+      0x41, 0x7F, 0x80, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEE, 0xEF, 0xF0, 0xF1,
+      0xF4, 0xF5, 0xFF, 0x8F, 0x90,
+    ]
+    var checked = 0
+    for a in interesting {
+      for b in interesting {
+        for c in interesting {
+          for d in [0x41, 0x80, 0xBF, 0xC2] as [UInt8] {
+            let bytes = [a, b, c, d]
+            let valid = bytes.withUnsafeBufferPointer { UTF8Check.isValid($0) }
+            #expect(valid == (String(bytes: bytes, encoding: .utf8) != nil), "\(bytes)")
+            let repaired = bytes.withUnsafeBufferPointer { UTF8Check.repaired($0) }
+            #expect(String(bytes: repaired, encoding: .utf8) != nil)
+            if valid { #expect(repaired == bytes) }
+            checked += 1
+          }
+        }
+      }
+    }
+    #expect(checked == 22 * 22 * 22 * 4)
   }
 }

@@ -33,11 +33,15 @@ struct SQLiteCommand: Subcommand {
       activity_summaries  the Activity rings per local date
       correlations  blood pressure, food, with correlation_records
       me       the characteristics: date of birth, sex, blood type, ...
+      daily_totals  date, type, value, raw_value, unit: every cumulative
+               type (energy, flights, distances, exercise time, ...) merged
+               per day as the Health app merges it, as `stepkit totals`
     For Datasette, DuckDB, pandas or the sqlite3 shell; every column is in
     docs/SQLITE.md. A record, workout, summary or correlation that cannot be
     read (a bad date or number, an attribute written twice) is left out and
-    named with file, line and column. The export is read twice (the steps,
-    then whole); standard input is kept in a temporary file meanwhile.
+    named with file, line and column. The export is read for the steps,
+    whole for the records, then once per cumulative type for daily_totals;
+    standard input is kept in a temporary file meanwhile.
 
     With several exports, or a folder of them (read in parallel, --jobs at a
     time), one database holds them all: an exports table (export, file,
@@ -145,8 +149,9 @@ struct SQLiteCommand: Subcommand {
 
   /// Reads the export at `argument` once more, whole: every record into
   /// `records`, its workouts, activity summaries and correlations into their
-  /// tables, and its `<Me>` into `me`. Notes about invalid records go to
-  /// `console` unless `--quiet`.
+  /// tables, and its `<Me>` into `me`; then, for each cumulative type its
+  /// records hold, the merged totals per day into `daily_totals`. Notes
+  /// about invalid records go to `console` unless `--quiet`.
   ///
   /// - Returns: What the whole-export reader found.
   /// - Throws: ``CommandError/export(_:)`` when it cannot be read,
@@ -157,9 +162,9 @@ struct SQLiteCommand: Subcommand {
   ) throws(CommandError) -> WholeExportReport {
     let days = LocalDayFinder(rule: settings.counting.timeZone, dayStart: settings.counting.dayStart)
     let input = ExportLoading.input(for: argument, standardInputCopy: standardInputCopy)
-    let report: WholeExportReport
+    let written: WholeExportWrite
     do {
-      report = try writer.writeRecords(from: input, export: export, days: days)
+      written = try writer.writeRecords(from: input, export: export, days: days)
     } catch let error as HealthExportError {
       throw .export(error)
     } catch let error as OutputFileError {
@@ -173,12 +178,49 @@ struct SQLiteCommand: Subcommand {
           note.replacingOccurrences(of: "stepkit: ", with: "stepkit: \($0): ", options: .anchored)
         } ?? note)
     }
-    if !settings.quiet,
-      let note = ExportLoading.invalidNote(report.invalid, what: "not written to the database")
-    {
-      say(note)
+    if !settings.quiet {
+      if let note = ExportLoading.invalidNote(written.report.invalid, what: "not written to the database") {
+        say(note)
+      }
+      written.notes.forEach(say)
     }
-    return report
+    for type in written.cumulativeTypes {
+      let tally = try dailyTotals(of: type, argument, standardInputCopy: standardInputCopy)
+      try CommandError.writing { () throws(OutputFileError) in
+        try writer.writeDailyTotals(tally, type: type, export: export)
+      }
+      let what = "of \(type.identifier) not counted in daily_totals"
+      if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid, what: what) { say(note) }
+    }
+    return written.report
+  }
+
+  /// The per-day totals of `type` in the export at `argument`, counted as
+  /// `stepkit totals --type` counts them with this command's options.
+  private func dailyTotals(of type: CumulativeType, _ argument: String, standardInputCopy: String?)
+    throws(CommandError) -> Tally
+  {
+    var log = SampleLog()
+    log.countedType = type
+    do {
+      // Every record of the type invalid is not an error here: the note names them.
+      _ = try ExportReader.read(
+        ExportLoading.input(for: argument, standardInputCopy: standardInputCopy), into: &log,
+        threads: settings.jobs)
+    } catch let error as HealthExportError {
+      throw .export(error)
+    } catch {
+      throw .output("\(argument): \(error.localizedDescription)")
+    }
+    var counting = settings.counting
+    counting.unit = .day
+    counting.recordsCountedValues = false
+    counting.includesSourceBreakdown = false
+    // `--priority` names the step sources; a type whose sources lack a name ranks the rest by default.
+    counting.ranking.explicitOrder = counting.ranking.explicitOrder.compactMap { name in
+      try? PriorityNames.resolve([name], sources: log.sourceNames, export: argument).first
+    }
+    return log.tally(counting, threads: settings.jobs)
   }
 
   /// Copies standard input into a temporary file, in pieces of 1 MiB.

@@ -99,10 +99,17 @@ struct RecordText: ~Copyable {
   }
 
   /// Appends `source` as the inside of a JSON string: `"` and `\` escaped,
-  /// control characters as `\u00XX`; other bytes (UTF-8) as they are.
-  mutating func jsonStringContent(_ source: UnsafeBufferPointer<UInt8>) {
+  /// control characters as `\u00XX`, well-formed UTF-8 as it is, and each
+  /// byte that starts no well-formed UTF-8 sequence as U+FFFD.
+  ///
+  /// - Returns: How many bytes were replaced by U+FFFD.
+  @discardableResult
+  mutating func jsonStringContent(_ source: UnsafeBufferPointer<UInt8>) -> Int {
     reserve(source.count)
-    for b in source {
+    var replaced = 0
+    var index = 0
+    while index < source.count {
+      let b = source[index]
       if b == 34 || b == 92 {
         byte(92)
         byte(b)
@@ -114,24 +121,41 @@ struct RecordText: ~Copyable {
         byte(48)
         byte(Self.hexDigit(b >> 4))
         byte(Self.hexDigit(b & 15))
-      } else {
+      } else if b < 0x80 {
         byte(b)
+      } else if let length = UTF8Check.sequenceLength(source, at: index) {
+        append(UnsafeBufferPointer(rebasing: source[index..<index + length]))
+        index += length
+        continue
+      } else {
+        byte(0xEF)
+        byte(0xBF)
+        byte(0xBD)
+        replaced += 1
       }
+      index += 1
     }
+    return replaced
   }
 
   private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 48 + v : 87 + v }
 
   /// Appends `"key":"value"` (with a `,` before it unless it is the first, `first`).
-  mutating func jsonMember(key: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, first: Bool) {
+  ///
+  /// - Returns: How many bytes of the two were replaced by U+FFFD (``jsonStringContent(_:)``).
+  @discardableResult
+  mutating func jsonMember(key: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, first: Bool)
+    -> Int
+  {
     if !first { byte(44) }
     byte(34)
-    jsonStringContent(key)
+    var replaced = jsonStringContent(key)
     byte(34)
     byte(58)
     byte(34)
-    jsonStringContent(value)
+    replaced += jsonStringContent(value)
     byte(34)
+    return replaced
   }
 
   /// Appends a `{` or `}`.

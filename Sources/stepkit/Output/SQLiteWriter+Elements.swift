@@ -332,10 +332,13 @@ final class ElementRows {
   // MARK: - Values
 
   /// The metadata as one JSON object, keys in file order (keys that differ
-  /// only by case are two members); `nil` for none.
+  /// only by case are two members; a key named twice is one, its first
+  /// value); `nil` for none.
   static func json(_ metadata: [ExportRecord.MetadataEntry]) -> String? {
     guard !metadata.isEmpty else { return nil }
-    return JSONValue.object(metadata.map { ($0.key, .string($0.value)) }).rendered()
+    var seen = Set<[UInt8]>()
+    let members = metadata.filter { seen.insert(Array($0.key.utf8)).inserted }
+    return JSONValue.object(members.map { ($0.key, .string($0.value)) }).rendered()
   }
 
   /// A record's value as a number, when it is one (a category's value is a name).

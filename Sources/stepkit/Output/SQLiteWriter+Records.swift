@@ -47,10 +47,9 @@ extension SQLiteWriter {
   ///   - input: The export.
   ///   - export: The export id, in a cohort database.
   ///   - days: Decides each row's `local_date`, as for the samples.
-  /// - Returns: What the reader found, its invalid records among it.
+  /// - Returns: What the reader found and what was written.
   /// - Throws: ``HealthExportError`` when the export cannot be read, ``OutputFileError`` when a row cannot be written.
-  func writeRecords(from input: ExportInput, export: String?, days: LocalDayFinder) throws
-    -> WholeExportReport
+  func writeRecords(from input: ExportInput, export: String?, days: LocalDayFinder) throws -> WholeExportWrite
   {
     let rows = try RecordRows(self, export: export, days: days)
     let elements = try ElementRows(self, export: export, days: days)
@@ -61,7 +60,39 @@ extension SQLiteWriter {
       }
     }
     try elements.insert(report.info.me)
-    return report
+    let present = Set(rows.types.map { String(decoding: $0, as: UTF8.self) })
+    return WholeExportWrite(
+      report: report, cumulativeTypes: CumulativeType.known.filter { present.contains($0.identifier) },
+      recordsWithInvalidUTF8: rows.recordsWithInvalidUTF8,
+      recordsWithRepeatedKeys: rows.recordsWithRepeatedKeys)
+  }
+}
+
+/// What ``SQLiteWriter/writeRecords(from:export:days:)`` read and wrote.
+struct WholeExportWrite {
+  /// What the reader found, its invalid records among it.
+  var report: WholeExportReport
+  /// The cumulative types the export's records hold, in ``CumulativeType/known`` order.
+  var cumulativeTypes: [CumulativeType]
+  /// Records that held bytes that are not UTF-8, written with U+FFFD in their place.
+  var recordsWithInvalidUTF8: Int
+  /// Records that named a metadata key twice, written with the first value.
+  var recordsWithRepeatedKeys: Int
+
+  /// The notes about the two, `stepkit: ` first, or none.
+  var notes: [String] {
+    var notes: [String] = []
+    if recordsWithInvalidUTF8 > 0 {
+      notes.append(
+        "stepkit: \(recordsWithInvalidUTF8) \(recordsWithInvalidUTF8 == 1 ? "record holds" : "records hold")"
+          + " bytes that are not UTF-8; each is written to the database as U+FFFD\n")
+    }
+    if recordsWithRepeatedKeys > 0 {
+      notes.append(
+        "stepkit: \(recordsWithRepeatedKeys) \(recordsWithRepeatedKeys == 1 ? "record names" : "records name")"
+          + " a metadata key twice; its metadata holds the first value\n")
+    }
+    return notes
   }
 }
 
@@ -79,6 +110,10 @@ final class RecordRows {
   private var devices: [[UInt8]: DeviceFields] = [:]
   private let exportID: [UInt8]?
   private var days: LocalDayFinder
+  /// Every `type` written, each once (an export writes a type's records one after another).
+  private(set) var types: [[UInt8]] = []
+  /// The index in ``types`` of the last record's type.
+  private var recentType = 0
 
   init(_ writer: SQLiteWriter, export: String?, days: LocalDayFinder) throws(OutputFileError) {
     self.writer = writer
@@ -103,11 +138,28 @@ final class RecordRows {
     }
   }
 
-  /// Binds `bytes` (SQLite reads them before the next bind, the row being stepped at once).
+  /// Records that held bytes that are not UTF-8, written with U+FFFD in their place.
+  private(set) var recordsWithInvalidUTF8 = 0
+  /// Records that named a metadata key twice; the first value is in `metadata`.
+  private(set) var recordsWithRepeatedKeys = 0
+  /// Whether the record being written held a byte that is not UTF-8.
+  private var replacedUTF8 = false
+
+  /// Binds `bytes` (SQLite reads them before the next bind, the row being
+  /// stepped at once); bytes that are not UTF-8 as U+FFFD, in a copy.
   @inline(__always)
-  private func bind(_ column: Int32, _ bytes: UnsafeBufferPointer<UInt8>?) {
+  private func bind(_ column: Int32, _ bytes: UnsafeBufferPointer<UInt8>?, checked: Bool = false) {
     guard let bytes else {
       sqlite3_bind_null(insert, column)
+      return
+    }
+    guard checked || UTF8Check.isValid(bytes) else {
+      replacedUTF8 = true
+      let repaired = UTF8Check.repaired(bytes)
+      repaired.withUnsafeBufferPointer {
+        let pointer = UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)
+        sqlite3_bind_text(insert, column, pointer, Int32($0.count), SQLiteWriter.transient)
+      }
       return
     }
     let pointer = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(empty))
@@ -119,11 +171,21 @@ final class RecordRows {
 
   /// Writes `record` as one row.
   func insert(_ record: RawRecord) throws(OutputFileError) {
+    replacedUTF8 = false
     sqlite3_bind_null(insert, 1)
     if let exportID {
       exportID.withUnsafeBufferPointer { bind(2, $0) }
     }
-    bind(first + 2, record.bytes(.type))
+    let type = record.bytes(.type)
+    if let type, !(recentType < types.count && types[recentType].elementsEqual(type)) {
+      if let index = types.firstIndex(where: { $0.elementsEqual(type) }) {
+        recentType = index
+      } else {
+        recentType = types.count
+        types.append(Array(type))
+      }
+    }
+    bind(first + 2, type)
     bind(first + 3, record.bytes(.unit))
     if let number = record.numericValue {
       sqlite3_bind_double(insert, first + 4, number)
@@ -160,24 +222,47 @@ final class RecordRows {
     bind(first + 17, creation.map { span($0, textEnd) })
     json.reset()
     var members = 0
+    var replaced = 0
+    var repeated = false
     json.brace(open: true)
+    // A key named twice (a hand-edited file; iOS 8's attribute beside its metadata entry) is one
+    // member, its first value: JSON readers differ on which of two they return.
+    func isRepeated(_ key: UnsafeBufferPointer<UInt8>, metadataBefore: Int, attributesBefore: Int) -> Bool {
+      for index in 0..<metadataBefore where record.metadataKey(index).elementsEqual(key) { return true }
+      for index in 0..<attributesBefore where record.otherAttributeName(index).elementsEqual(key) {
+        return true
+      }
+      return false
+    }
     for index in 0..<record.metadataCount {
-      json.jsonMember(key: record.metadataKey(index), value: record.metadataValue(index), first: members == 0)
+      let key = record.metadataKey(index)
+      if isRepeated(key, metadataBefore: index, attributesBefore: 0) {
+        repeated = true
+        continue
+      }
+      replaced += json.jsonMember(key: key, value: record.metadataValue(index), first: members == 0)
       members += 1
     }
     for index in 0..<record.otherAttributeCount {
       let name = record.otherAttributeName(index)
       // iOS 8's `source` is the source column.
       if name.count == 6, name.elementsEqual("source".utf8) { continue }
-      json.jsonMember(key: name, value: record.otherAttributeValue(index), first: members == 0)
+      if isRepeated(name, metadataBefore: record.metadataCount, attributesBefore: index) {
+        repeated = true
+        continue
+      }
+      replaced += json.jsonMember(key: name, value: record.otherAttributeValue(index), first: members == 0)
       members += 1
     }
     json.brace(open: false)
     if members == 0 {
       sqlite3_bind_null(insert, first + 18)
     } else {
-      bind(first + 18, UnsafeBufferPointer(start: json.bytes, count: json.count))
+      // Made UTF-8 as it was written (``RecordText/jsonStringContent(_:)``).
+      bind(first + 18, UnsafeBufferPointer(start: json.bytes, count: json.count), checked: true)
     }
+    if replaced > 0 || replacedUTF8 { recordsWithInvalidUTF8 += 1 }
+    if repeated { recordsWithRepeatedKeys += 1 }
     try writer.step(insert)
   }
 

@@ -21,7 +21,7 @@ final class SQLiteWriter {
   private var nextSampleID: Int64 = 1
 
   /// SQLite copies bound text at once (`SQLITE_TRANSIENT`).
-  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+  static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
   /// Starts a new database that will replace `path`.
   ///
@@ -164,6 +164,7 @@ final class SQLiteWriter {
 
       """
     return sql + recordsTable(cohort: cohort) + "\n" + elementTables(cohort: cohort)
+      + dailyTotalsTable(cohort: cohort)
   }
 
   /// The sample indexes, made once every row is in; a cohort's lead with the export id.
@@ -174,6 +175,7 @@ final class SQLiteWriter {
       CREATE INDEX samples_by_local_date ON samples (\(export)local_date);
       CREATE INDEX samples_by_source ON samples (\(export)source, kind);
       """ + recordIndexes(cohort: cohort) + elementIndexes(cohort: cohort)
+        + dailyTotalsIndexes(cohort: cohort)
   }
 
   /// Records one export of a cohort in the `exports` table.
@@ -484,10 +486,10 @@ extension SQLiteWriter {
           "it is a cohort database from an earlier stepkit, whose days table cannot hold the NULL "
           + "of a day without data; add --replace to write it anew")
     }
-    // A cohort database written before the records or element tables has none yet.
+    // A cohort database written before the records, element or daily_totals tables has none yet.
     try writer.execute(
       recordsTable(cohort: true) + recordIndexes(cohort: true) + elementTables(cohort: true)
-        + elementIndexes(cohort: true))
+        + elementIndexes(cohort: true) + dailyTotalsTable(cohort: true) + dailyTotalsIndexes(cohort: true))
     writer.nextSampleID = try writer.queryInt("SELECT COALESCE(MAX(id), 0) + 1 FROM samples")
     var exports: [String: ImportedExport] = [:]
     for row in try writer.rows(
@@ -512,7 +514,8 @@ extension SQLiteWriter {
 
   /// Removes every row of export `id` (inside an export's transaction).
   func removeExport(_ id: String) throws(OutputFileError) {
-    let tables = ["days", "summary", "sources", "samples", "records"] + Self.elementTableNames
+    let tables =
+      ["days", "summary", "sources", "samples", "records", "daily_totals"] + Self.elementTableNames
     for table in tables + ["exports"] {
       let delete = try prepare("DELETE FROM \(table) WHERE export = ?")
       defer { sqlite3_finalize(delete) }
