@@ -141,6 +141,10 @@ struct EndToEndTests {
     GoldenCase(name: "error-missing-export", arguments: ["sources"], exitCode: 2),
     GoldenCase(name: "error-unknown-command", arguments: ["stpes", fixture], exitCode: 2),
     GoldenCase(name: "error-chart-extension", arguments: ["chart", fixture, "-o", "steps.png"], exitCode: 2),
+    // A chart's bars are days or longer: `--by hour` is refused, pointing to `steps --by hour`.
+    GoldenCase(
+      name: "error-chart-by-hour", arguments: ["chart", fixture, "-o", "steps.svg", "--by", "hour"],
+      exitCode: 2),
     // Data errors: exit 1 with file, line and column.
     GoldenCase(name: "error-no-such-file", arguments: ["steps", "missing.xml"], exitCode: 1),
     GoldenCase(

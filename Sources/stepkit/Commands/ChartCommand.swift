@@ -53,7 +53,11 @@ struct ChartCommand: Subcommand {
     outputPath = path
     if let text = parsed.value(.chartBy), text != "auto" {
       guard let value = StepChart.Unit(rawValue: text) else {
-        throw UsageError("invalid --by '\(text)': expected auto, day, week or month")
+        // `steps` takes `--by hour`; a chart's bars are days or longer (its line is a 7-day
+        // average), so say where hourly counts are rather than only what is accepted.
+        let hourly =
+          text == "hour" ? " (a chart draws days or longer; hourly counts: stepkit steps --by hour)" : ""
+        throw UsageError("invalid --by '\(text)': expected auto, day, week or month\(hourly)")
       }
       unit = value
     }
