@@ -20,7 +20,8 @@ let package = Package(
     // `swift build --traits LIBDEFLATE`: check export.zip's CRC-32 with libdeflate on Linux
     // (Debian libdeflate-dev; Scripts/check-system-libraries.sh --libdeflate installs it).
     // Off by default: the default build needs only what a Swift toolchain machine has (zlib, SQLite)
-    // and checks the CRC-32 with the package's own slicing-by-16.
+    // and checks the CRC-32 with the package's own (CCRC32: carry-less multiply or CRC instructions,
+    // slicing-by-16 where the CPU has neither).
     .trait(
       name: "LIBDEFLATE",
       description:
@@ -53,11 +54,14 @@ let package = Package(
       pkgConfig: "libisal",
       providers: [.apt(["libisal-dev"])]
     ),
+    // CRC-32 with the CPU's carry-less multiply (x86-64) or CRC instructions (arm64): what
+    // HealthExport checks export.zip entries with by default. Plain C, no library.
+    .target(name: "CCRC32"),
     // Reads Apple Health exports (export.zip / export.xml) as a stream.
     .target(
       name: "HealthExport",
       dependencies: [
-        "StepKitCore", "CZlib",
+        "StepKitCore", "CZlib", "CCRC32",
         .target(name: "CLibdeflate", condition: .when(platforms: [.linux], traits: ["LIBDEFLATE"])),
         .target(name: "CISAL", condition: .when(platforms: [.linux], traits: ["ISAL"])),
       ]),

@@ -3,8 +3,9 @@
 //   swift build -c release --product zip-benchmark            (zlib)
 //   swift build -c release --product zip-benchmark --traits ISAL --scratch-path .build-isal
 //   zip-benchmark export.zip [--runs N] [--only pipeline|scan|read]
-//   zip-benchmark --crc [--runs N]      CRC-32 alone: MB/s of the package's slicing-by-16, zlib's
-//                                       crc32 and (with --traits LIBDEFLATE) libdeflate's, over
+//   zip-benchmark --crc [--runs N]      CRC-32 alone: MB/s of the package's own (CPU instructions
+//                                       and slicing-by-16), zlib's crc32 and (with --traits
+//                                       LIBDEFLATE) libdeflate's, over
 //                                       64 MiB of export-like bytes held in memory
 //
 // For each run it prints MB/s of inflated output for
@@ -248,6 +249,7 @@ func crcBenchmark(runs: Int) {
       }
     ),
   ]
+  if HardwareCRC32.isAvailable { implementations.insert(("hardware", HardwareCRC32.update), at: 0) }
   #if LIBDEFLATE && os(Linux)
     implementations.append(
       ("libdeflate", { crc, buffer in libdeflate_crc32(crc, buffer.baseAddress, buffer.count) }))

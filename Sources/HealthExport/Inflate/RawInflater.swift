@@ -79,28 +79,21 @@ final class RawInflater: RawDeflateDecoder {
 
 /// CRC-32 (the zip and gzip checksum), continued from `crc` over `bytes`.
 ///
-/// On Linux the package's own slicing-by-16 (``SlicingCRC32``; Debian's zlib
-/// computes it a byte or a few at a time, at about a third of zlib's own
-/// inflate speed), or with the `LIBDEFLATE` trait libdeflate's, which folds
-/// with carry-less multiplies; elsewhere zlib's (Apple's libz uses the CPU's
-/// CRC instructions).
-func crc32Update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+/// By default the package's own: ``HardwareCRC32`` (CCRC32: PCLMULQDQ folding on x86-64, the
+/// CRC32 instructions on arm64) where the CPU has them, else ``SlicingCRC32`` (Debian's zlib
+/// computes it a byte or a few at a time, at about a third of zlib's own inflate speed). With the
+/// `LIBDEFLATE` trait on Linux, libdeflate's.
+///
+/// - Parameter hardware: Whether to use the CPU's instructions; tests pass `false` to check the
+///   portable path on a CPU that has them.
+func crc32Update(
+  _ crc: UInt32, _ bytes: UnsafeRawBufferPointer, hardware: Bool = HardwareCRC32.isAvailable
+) -> UInt32 {
   guard let base = bytes.baseAddress else { return crc }
   #if LIBDEFLATE && os(Linux)
     return libdeflate_crc32(crc, base, bytes.count)
-  #elseif os(Linux)
-    return SlicingCRC32.update(crc, bytes)
   #else
-    var pointer = base.assumingMemoryBound(to: Bytef.self)
-    var value = uLong(crc)
-    var remaining = bytes.count
-    while remaining > 0 {
-      let step = min(remaining, 1 << 30)
-      value = CZlib.crc32(value, pointer, uInt(step))
-      pointer += step
-      remaining -= step
-    }
-    return UInt32(truncatingIfNeeded: value)
+    return hardware ? HardwareCRC32.update(crc, bytes) : SlicingCRC32.update(crc, bytes)
   #endif
 }
 
