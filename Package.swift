@@ -66,30 +66,13 @@ let package = Package(
         .target(name: "CISAL", condition: .when(platforms: [.linux], traits: ["ISAL"])),
       ]),
     .testTarget(
-      name: "HealthExportTests", dependencies: ["HealthExport", "CZlib", "export-generator"],
+      name: "HealthExportTests", dependencies: ["HealthExport", "CZlib", "ExportGenerator"],
       resources: [.copy("Fixtures")]),
-    // Writes deterministic, realistic Apple Health exports (export.xml / export.zip) for tests,
-    // the demo and benchmarks.
-    .executableTarget(name: "export-generator", dependencies: ["CZlib"], path: "Benchmarks/ExportGenerator"),
-    // Release benchmark of reading export.zip: the inflate pipeline against a bare zlib loop.
-    .executableTarget(
-      name: "zip-benchmark",
-      dependencies: [
-        "HealthExport", "CZlib", "BenchmarkSupport",
-        .target(name: "CISAL", condition: .when(platforms: [.linux], traits: ["ISAL"])),
-        .target(name: "CLibdeflate", condition: .when(platforms: [.linux], traits: ["LIBDEFLATE"])),
-      ],
-      path: "Benchmarks/ZipBenchmark"),
-    // What the benchmarks share: peak memory measured one way.
-    .target(name: "BenchmarkSupport", path: "Benchmarks/Support"),
-    // Release benchmark of the engine alone (not part of the tests).
-    .executableTarget(
-      name: "core-benchmark", dependencies: ["StepKitCore", "BenchmarkSupport"],
-      path: "Benchmarks/CoreBenchmark"),
-    // Release benchmark of the export reader (Benchmarks/run-benchmarks.sh compares it with peers).
-    .executableTarget(
-      name: "reader-benchmark", dependencies: ["HealthExport", "StepKitCore", "BenchmarkSupport"],
-      path: "Benchmarks/ReaderBenchmark"),
+    // The model of real exports that the tests read: writes deterministic, realistic Apple Health
+    // exports (export.xml / export.zip). Test support, in no product; the `export-generator`
+    // command and the benchmarks are a package of their own (Benchmarks/Package.swift), so that
+    // an app that adds StepKit resolves no benchmark target.
+    .target(name: "ExportGenerator", dependencies: ["CZlib"], path: "Tests/ExportGenerator"),
 
     // Linux only: the subsets of HealthKit and CoreMotion the providers use,
     // with the same names and signatures, so the provider sources build and
@@ -135,7 +118,7 @@ let package = Package(
     // compared with golden files (STEPKIT_RECORD_GOLDEN=1 re-records them).
     .testTarget(
       name: "stepkitTests",
-      dependencies: ["stepkit", "StepKitCore", "StepKit", "CSQLite", "export-generator"],
+      dependencies: ["stepkit", "StepKitCore", "StepKit", "CSQLite", "ExportGenerator"],
       exclude: ["Golden", "Fixtures"]
     ),
   ]

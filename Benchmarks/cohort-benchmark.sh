@@ -28,17 +28,18 @@ while (($#)); do
 done
 
 swift build -c release --product stepkit >/dev/null
-swift build -c release --product export-generator >/dev/null
+swift build -c release --package-path Benchmarks --product export-generator >/dev/null
 bin=$(swift build -c release --show-bin-path)
+generator="$(swift build -c release --package-path Benchmarks --show-bin-path)/export-generator"
 folder=.build/cohort-benchmark/$kind-$exports-$days
 if [ ! -d "$folder" ]; then
   mkdir -p "$folder.partial"
   for ((n = 1; n <= exports; n++)); do
     name=$(printf "p%03d" "$n")
     if [ "$kind" = zip ]; then
-      "$bin/export-generator" --seed "$n" --days "$days" --zip "$folder.partial/$name.zip"
+      "$generator" --seed "$n" --days "$days" --zip "$folder.partial/$name.zip"
     else
-      "$bin/export-generator" --seed "$n" --days "$days" -o "$folder.partial/$name.xml"
+      "$generator" --seed "$n" --days "$days" -o "$folder.partial/$name.xml"
     fi
   done
   mv "$folder.partial" "$folder"

@@ -67,13 +67,18 @@ fi
 link=()
 if [ "$(uname -s)" = Linux ]; then link=(--static-swift-stdlib); fi
 echo "== building (release${link:+, ${link[*]}})" >&2
-for product in stepkit reader-benchmark export-generator; do
-  wrap=()
-  if [ "$product" = stepkit ] && [ "$(uname -s)" = Linux ]; then wrap=(-Xlinker --wrap=mktemp); fi
-  swift build -c release ${link[@]+"${link[@]}"} ${wrap[@]+"${wrap[@]}"} --scratch-path "$scratch" --package-path "$root" \
+wrap=()
+if [ "$(uname -s)" = Linux ]; then wrap=(-Xlinker --wrap=mktemp); fi
+swift build -c release ${link[@]+"${link[@]}"} ${wrap[@]+"${wrap[@]}"} --scratch-path "$scratch" --package-path "$root" \
+  --product stepkit >&2
+bin="$(swift build -c release ${link[@]+"${link[@]}"} --scratch-path "$scratch" --package-path "$root" --show-bin-path)"
+# The generator and the reader's benchmark: the Benchmarks package, in a build folder of its own.
+for product in reader-benchmark export-generator; do
+  swift build -c release ${link[@]+"${link[@]}"} --scratch-path "$scratch-tools" --package-path "$root/Benchmarks" \
     --product "$product" >&2
 done
-bin="$(swift build -c release ${link[@]+"${link[@]}"} --scratch-path "$scratch" --package-path "$root" --show-bin-path)"
+tools="$(swift build -c release ${link[@]+"${link[@]}"} --scratch-path "$scratch-tools" --package-path "$root/Benchmarks" \
+  --show-bin-path)"
 one_core=()
 if command -v taskset > /dev/null; then one_core=(taskset -c 0); fi
 isal_bin=""
@@ -138,14 +143,14 @@ for shape in $shapes; do
   zip="$work/$shape.zip"
   if [ ! -s "$xml" ] || [ ! -s "$zip" ] || [ "$(stat -c %s "$xml")" -lt "$bytes" ]; then
     echo "== generating $bytes bytes of the $shape shape" >&2
-    "$bin/export-generator" --shape "$shape" --target-bytes "$bytes" -o "$xml" --zip "$zip" >&2
+    "$tools/export-generator" --shape "$shape" --target-bytes "$bytes" -o "$xml" --zip "$zip" >&2
   fi
   xml_bytes=$(stat -c %s "$xml")
   zip_bytes=$(stat -c %s "$zip")
   cat "$xml" "$zip" > /dev/null   # warm the page cache
   rows=()
 
-  measure "$work/check.txt" "$bin/reader-benchmark" --check "$xml"
+  measure "$work/check.txt" "$tools/reader-benchmark" --check "$xml"
   records=$(field records); samples=$(field samples); steps=$(field raw_steps)
 
   ours_xml_rss=""
@@ -246,7 +251,7 @@ if [ -n "$rss_sizes" ]; then
         for size in $rss_sizes; do
           file="$work/$shape-$size.$input"
           if [ ! -s "$file" ]; then
-            "$bin/export-generator" --shape "$shape" --target-bytes "$size" \
+            "$tools/export-generator" --shape "$shape" --target-bytes "$size" \
               -o "$work/$shape-$size.xml" --zip "$work/$shape-$size.zip" >&2
           fi
           measure /dev/null "$bin/stepkit" steps "$file" --format csv --quiet

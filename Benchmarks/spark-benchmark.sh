@@ -25,13 +25,14 @@ done
   exit 1
 }
 swift build -c release --product stepkit >/dev/null
-swift build -c release --product export-generator >/dev/null
+swift build -c release --package-path Benchmarks --product export-generator >/dev/null
 bin=$(swift build -c release --show-bin-path)
+generator="$(swift build -c release --package-path Benchmarks --show-bin-path)/export-generator"
 folder=.build/cohort-benchmark/xml-$exports-$days
 if [ ! -d "$folder" ]; then
   mkdir -p "$folder.partial"
   for ((n = 1; n <= exports; n++)); do
-    "$bin/export-generator" --seed "$n" --days "$days" -o "$folder.partial/$(printf "p%03d" "$n").xml"
+    "$generator" --seed "$n" --days "$days" -o "$folder.partial/$(printf "p%03d" "$n").xml"
   done
   mv "$folder.partial" "$folder"
 fi

@@ -38,9 +38,9 @@ for n in 1 2 3 4 5 6; do
   start=()
   [ "$n" = 5 ] && start=(--start-date 2022-08-25)
   if ((n % 2)); then
-    "$bin/export-generator" --seed "$n" --days $((10 + 5 * n)) "${start[@]}" --zip "$work/cohort/p00$n/export.zip" 2>/dev/null
+    "$generator" --seed "$n" --days $((10 + 5 * n)) "${start[@]}" --zip "$work/cohort/p00$n/export.zip" 2>/dev/null
   else
-    "$bin/export-generator" --seed "$n" --days $((10 + 5 * n)) "${start[@]}" -o "$work/cohort/p00$n/export.xml" 2>/dev/null
+    "$generator" --seed "$n" --days $((10 + 5 * n)) "${start[@]}" -o "$work/cohort/p00$n/export.xml" 2>/dev/null
   fi
 done
 head -c 30000 "$work/cohort/p004/export.xml" >"$work/cut.xml" && mv "$work/cut.xml" "$work/cohort/p004/export.xml"

@@ -36,9 +36,9 @@ mkdir -p "$work/cohort"
 for ((n = 1; n <= exports; n++)); do
   name=$(printf "p%03d" "$n")
   if ((n % 3 == 0)); then
-    "$bin/export-generator" --seed "$n" --days "$days" --zip "$work/cohort/$name.zip" 2>/dev/null
+    "$generator" --seed "$n" --days "$days" --zip "$work/cohort/$name.zip" 2>/dev/null
   else
-    "$bin/export-generator" --seed "$n" --days "$days" -o "$work/cohort/$name.xml" 2>/dev/null
+    "$generator" --seed "$n" --days "$days" -o "$work/cohort/$name.xml" 2>/dev/null
   fi
 done
 head -c 30000 "$work/cohort/p007.xml" >"$work/cut.xml" && mv "$work/cut.xml" "$work/cohort/p007.xml"

@@ -8,7 +8,9 @@
 #   Scripts/regenerate-demo.sh && STEPKIT_RECORD_GOLDEN=1 swift test --filter stepkitTests
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scratch="${STEPKIT_SCRATCH_PATH:-.build}"
-swift run --scratch-path "$scratch" export-generator --preset demo \
+# The generator is the Benchmarks package's; STEPKIT_SCRATCH_PATH names its build folder (never the
+# one StepKit itself builds in: a build folder holds one package).
+scratch="${STEPKIT_SCRATCH_PATH:-Benchmarks/.build}"
+swift run --package-path Benchmarks --scratch-path "$scratch" export-generator --preset demo \
   -o Sources/stepkit/Resources/demo-export.xml
 ls -l Sources/stepkit/Resources/demo-export.xml

@@ -1,6 +1,7 @@
 // Merges and buckets synthetic samples and prints throughput and memory.
 //
-//   swift run -c release core-benchmark [SAMPLES] [--unit day|hour|week|month] [--zone Area/City]
+//   swift run -c release --package-path Benchmarks core-benchmark [SAMPLES]
+//     [--unit day|hour|week|month] [--zone Area/City]
 //
 // Four sources over ten years, each writing time-ordered samples: an Apple
 // Watch and an iPhone that overlap most of the day, a third-party app, and a

@@ -1,6 +1,6 @@
 // Reads an Apple Health export, tallies daily steps, and prints throughput and memory.
 //
-//   swift build -c release --product reader-benchmark
+//   swift build -c release --package-path Benchmarks --product reader-benchmark
 //   reader-benchmark export.xml|export.zip [--daily FILE] [--threads N]
 //
 // Prints one `key=value` line that Benchmarks/run-benchmarks.sh parses:

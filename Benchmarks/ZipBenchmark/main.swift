@@ -1,7 +1,8 @@
 // Measures how fast an export.zip's Health XML entry can be read:
 //
-//   swift build -c release --product zip-benchmark            (zlib)
-//   swift build -c release --product zip-benchmark --traits ISAL --scratch-path .build-isal
+//   swift build -c release --package-path Benchmarks --product zip-benchmark  (zlib)
+//   swift build -c release --package-path Benchmarks --product zip-benchmark --traits ISAL \
+//     --scratch-path Benchmarks/.build-isal
 //   zip-benchmark export.zip [--runs N] [--only pipeline|scan|read]
 //   zip-benchmark --crc [--runs N]      CRC-32 alone: MB/s of the package's own (CPU instructions
 //                                       and slicing-by-16), zlib's crc32 and (with --traits

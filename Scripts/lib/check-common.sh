@@ -33,15 +33,19 @@ offer_python_package() {
   fi
 }
 
-# Builds the release `stepkit` and `export-generator` (printing the build's output when it
-# fails) and sets `bin` to the folder that holds them.
+# Builds PRODUCT of the package in FOLDER in release mode; prints the build's output when it fails.
+build_release() {
+  swift build -c release --package-path "$1" --product "$2" >"$work/build.txt" 2>&1 || {
+    cat "$work/build.txt"
+    exit 1
+  }
+}
+
+# Builds the release `stepkit` (StepKit's package) and `export-generator` (the Benchmarks
+# package); sets `bin` to the folder that holds `stepkit` and `generator` to the generator.
 build_release_tools() {
-  local product
-  for product in stepkit export-generator; do
-    swift build -c release --product "$product" >"$work/build.txt" 2>&1 || {
-      cat "$work/build.txt"
-      exit 1
-    }
-  done
+  build_release . stepkit
+  build_release Benchmarks export-generator
   bin=$(swift build -c release --show-bin-path)
+  generator="$(swift build -c release --package-path Benchmarks --show-bin-path)/export-generator"
 }

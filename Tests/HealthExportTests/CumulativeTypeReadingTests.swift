@@ -2,8 +2,8 @@ import Foundation
 import StepKitCore
 import Testing
 
+@testable import ExportGenerator
 @testable import HealthExport
-@testable import export_generator
 
 /// Any cumulative type counted as steps are (``SampleLog/countedType``): checked
 /// against totals worked out by hand and against the generator's own merge.

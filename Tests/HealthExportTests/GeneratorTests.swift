@@ -2,8 +2,8 @@ import Foundation
 import StepKitCore
 import Testing
 
+@testable import ExportGenerator
 @testable import HealthExport
-@testable import export_generator
 
 @Suite("Export generator")
 struct GeneratorTests {

@@ -2,8 +2,8 @@ import Foundation
 import StepKitCore
 import Testing
 
+@testable import ExportGenerator
 @_spi(Testing) @testable import HealthExport
-@testable import export_generator
 
 /// Reading a zip entry cut into stretches as it inflates, with the inflating
 /// thread scanning some of them (``InflatedStretches``), gives what scanning

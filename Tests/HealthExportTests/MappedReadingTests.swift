@@ -2,8 +2,8 @@ import Foundation
 import StepKitCore
 import Testing
 
+@testable import ExportGenerator
 @_spi(Testing) @testable import HealthExport
-@testable import export_generator
 
 enum MappedTestSupport {
   /// Writes `data` to a temporary file named `name` and passes its path to `body`.

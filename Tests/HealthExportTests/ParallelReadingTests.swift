@@ -2,8 +2,8 @@ import Foundation
 import StepKitCore
 import Testing
 
+@testable import ExportGenerator
 @_spi(Testing) @testable import HealthExport
-@testable import export_generator
 
 /// Everything one read produced, errors included, in a form tests can compare.
 struct FullOutcome: Equatable, CustomStringConvertible {

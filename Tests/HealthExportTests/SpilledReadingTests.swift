@@ -2,8 +2,8 @@ import Foundation
 import StepKitCore
 import Testing
 
+@testable import ExportGenerator
 @testable import HealthExport
-@testable import export_generator
 
 /// Exports read into logs that spill everything past their first chunk give
 /// the samples and tallies of logs kept in memory, on one thread and on several.

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
+@testable import ExportGenerator
 @testable import HealthExport
 @testable import StepKitCore
-@testable import export_generator
 
 /// A large log is tallied in parts, one run of spans each, on several
 /// threads: these check that the threads never change a bit of the result,

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import export_generator
+@testable import ExportGenerator
 
 #if canImport(FoundationXML)
   import FoundationXML

@@ -189,8 +189,9 @@ func generateExport(arguments: [String]) throws -> GenerationSummary {
     zipWriter = writer
   }
 
-  let clock = ContinuousClock()
-  let began = clock.now
+  // Wall-clock time for the summary line (ContinuousClock's components need iOS 16; the package
+  // supports iOS 15, and the target is type-checked for it).
+  let began = Date()
   let sink = ByteSink(outputs: outputs)
   if let shape = options.hostile {
     let records = try shape.write(
@@ -198,9 +199,8 @@ func generateExport(arguments: [String]) throws -> GenerationSummary {
       targetBytes: options.targetBytes)
     try sink.finish()
     try zipWriter?.close()
-    let elapsed = clock.now - began
-    let seconds = Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)
-    return GenerationSummary(days: 0, records: records, xmlBytes: sink.totalBytes, seconds: seconds)
+    return GenerationSummary(
+      days: 0, records: records, xmlBytes: sink.totalBytes, seconds: Date().timeIntervalSince(began))
   }
   var timelineRandom = SeededRandom(seed: options.seed ^ 0x7121_9C0F)
   let timeline = Timeline(
@@ -226,8 +226,7 @@ func generateExport(arguments: [String]) throws -> GenerationSummary {
       name: "apple_health_export/export_cda.xml", contents: Array(ClinicalDocument.text.utf8))
     try zipWriter.close()
   }
-  let seconds =
-    Double((clock.now - began).components.attoseconds) / 1e18 + Double((clock.now - began).components.seconds)
+  let seconds = Date().timeIntervalSince(began)
 
   if let path = options.expectCSV {
     var csv = "date,raw_steps,manual_steps,step_samples\n"
