@@ -74,6 +74,70 @@ struct BucketTests {
     #expect(tally.buckets[24 + 14] == buckets[24 + 14] && tally.buckets[191] == buckets[191])
   }
 
+  /// Pacific/Chatham changes its clocks by an hour at a quarter to the hour (the tz database,
+  /// `zdump -v Pacific/Chatham`): on 2026-04-04 at 14:00 UTC back from 03:45 +13:45 to 02:45
+  /// +12:45, on 2026-09-26 at 14:00 UTC forward from 02:45 +12:45 to 03:45 +13:45. An hour bucket
+  /// is an hour from a clock's :00, named by the clock at its start, as HealthKit's hourly
+  /// statistics (an anchor at midnight plus `DateComponents(hour: 1)` steps) and
+  /// `Calendar.dateInterval(of: .hour, for:)` have it. One sample of a step a minute from 11:15 to
+  /// 16:15 UTC; worked out by hand from the two offsets, the hours begin at a quarter past each
+  /// UTC hour:
+  /// - back: 11:15 reads 01:00 +13:45, 12:15 02:00, 13:15 03:00, 14:15 03:00 again (+12:45),
+  ///   15:15 04:00. Hour 3 holds two hours; the quarter 14:00–14:15 that reads 02:45–03:00 lies in
+  ///   the hour that began at 03:00 +13:45.
+  /// - forward: 11:15 reads 00:00 +12:45, 12:15 01:00, 13:15 02:00, 14:15 04:00 +13:45, 15:15
+  ///   05:00. No hour 3: the quarter 14:00–14:15 that reads 03:45–04:00 lies in the hour that began
+  ///   at 02:00 +12:45.
+  @Test(
+    "Hour buckets where the clock changes at a quarter to the hour are named by the clock at their start",
+    arguments: [
+      ("2026-04-05", [1: 60.0, 2: 60, 3: 120, 4: 60]),
+      ("2026-09-27", [0: 60.0, 1: 60, 2: 60, 4: 60, 5: 60]),
+    ])
+  func hourBucketsAcrossQuarterHourChanges(day: String, expected: [Int: Double]) throws {
+    let zone = try #require(TimeZone(identifier: "Pacific/Chatham"))
+    let date = try #require(LocalDate(day))
+    let dayBefore = LocalDate(daysSinceEpoch: date.daysSinceEpoch - 1)
+    let sample = Sample(
+      kind: .steps, start: F.date("\(dayBefore) 11:15"), end: F.date("\(dayBefore) 16:15"), value: 300,
+      source: "iPhone", device: F.phone)
+    let tally = SampleLog([sample]).tally(
+      CountingOptions(unit: .hour, timeZone: .zone(zone), from: date, to: date))
+    var found: [Int: Double] = [:]
+    for bucket in tally.buckets where bucket.steps != 0 { found[try #require(bucket.hour)] = bucket.steps }
+    #expect(found.count == expected.count)
+    for (hour, steps) in expected {
+      #expect(abs((found[hour] ?? 0) - steps) < 1e-9, "hour \(hour)")
+    }
+    #expect(abs(tally.total.steps - 300) < 1e-9)
+  }
+
+  /// The case the reference comparison found: a sample that begins inside the quarter hour after
+  /// Chatham's change, 14:05–14:10 UTC, and an instant at 14:05. Its hour began at 13:15 UTC,
+  /// which reads 03:00 +13:45 on 2026-04-04 and 02:00 +12:45 on 2026-09-26, whatever the clock
+  /// reads at 14:05 (02:50 and 03:50).
+  @Test(
+    "A sample inside the quarter hour after Chatham's change lies in the hour that began before it",
+    arguments: [("2026-04-05", 3), ("2026-09-27", 2)])
+  func sampleInsideChathamsQuarterHour(day: String, hour: Int) throws {
+    let zone = try #require(TimeZone(identifier: "Pacific/Chatham"))
+    let date = try #require(LocalDate(day))
+    let dayBefore = LocalDate(daysSinceEpoch: date.daysSinceEpoch - 1)
+    let samples = [
+      Sample(
+        kind: .steps, start: F.date("\(dayBefore) 14:05"), end: F.date("\(dayBefore) 14:10"), value: 50,
+        source: "iPhone", device: F.phone),
+      Sample(
+        kind: .steps, start: F.date("\(dayBefore) 14:05"), end: F.date("\(dayBefore) 14:05"), value: 7,
+        source: "Watch", device: F.watch),
+    ]
+    let tally = SampleLog(samples).tally(
+      CountingOptions(unit: .hour, timeZone: .zone(zone), from: date, to: date))
+    let counted = tally.buckets.filter { $0.rawSteps != 0 }
+    #expect(counted.map(\.hour) == [hour])
+    #expect(counted.first?.rawSteps == 57)
+  }
+
   @Test("Recorded offsets follow each sample through a trip")
   func recordedOffsetsDuringATrip() {
     let samples = [

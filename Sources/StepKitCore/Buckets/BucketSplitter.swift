@@ -38,6 +38,24 @@ struct BucketSplitter {
     return cachedOrdinal
   }
 
+  /// The hour holding a stretch that begins in `segment` at clock hour `ordinal`, named by the
+  /// clock at the hour's start (COUNTING.md, step 3), as HealthKit's hourly statistics and
+  /// `Calendar.dateInterval(of: .hour, for:)` name it: an hour that began before the segment's
+  /// change, on the hour of the clock before it, keeps that clock's name. Only a change by whole
+  /// hours at a time off the hour does that (Pacific/Chatham's at 03:45 and 02:45): its quarter
+  /// hour after the change belongs to the hour that began at 03:00 (going back) or 02:00 (going
+  /// forward). Half-hour changes (Lord Howe) leave hours on the clock they are read on.
+  @inline(__always)
+  private func hourNamedAtItsStart(_ ordinal: Int64, offset: Int64, segment: Int, _ zone: ZoneOffsets)
+    -> Int64
+  {
+    let hourStart = geometry.localStart(of: ordinal) - offset
+    guard segment > 0, hourStart < zone.start(ofSegment: segment) else { return ordinal }
+    let localBefore = hourStart + zone.offset(ofSegment: segment - 1)
+    let before = geometry.ordinal(ofLocal: localBefore)
+    return geometry.localStart(of: before) == localBefore ? before : ordinal
+  }
+
   /// Hands each bucket's share of `value` over `[start, end)` to `body` as
   /// `(ordinal, share, utcOffsetMs)`, under either rule. An instant goes
   /// whole to the bucket that contains it. Out of line: callers try
@@ -54,7 +72,11 @@ struct BucketSplitter {
       segmentHint = segment
       if start == end {
         let offset = zone.offset(ofSegment: segment)
-        body(geometry.ordinal(ofLocal: start + offset), value, offset)
+        var ordinal = geometry.ordinal(ofLocal: start + offset)
+        if geometry.unit == .hour {
+          ordinal = hourNamedAtItsStart(ordinal, offset: offset, segment: segment, zone)
+        }
+        body(ordinal, value, offset)
         return
       }
       let scale = value / Double(end - start)
@@ -62,10 +84,13 @@ struct BucketSplitter {
       while t < end {
         segment = zone.segment(at: t, hint: segment)
         let offset = zone.offset(ofSegment: segment)
-        let ordinal = geometry.ordinal(ofLocal: t + offset)
+        var ordinal = geometry.ordinal(ofLocal: t + offset)
         let boundary = zone.firstInstant(
           from: t, segment: segment, localAtLeast: geometry.localStart(of: ordinal + 1))
         let next = min(boundary, end)
+        if geometry.unit == .hour {
+          ordinal = hourNamedAtItsStart(ordinal, offset: offset, segment: segment, zone)
+        }
         body(ordinal, next == end && t == start ? value : Double(next - t) * scale, offset)
         t = next
       }

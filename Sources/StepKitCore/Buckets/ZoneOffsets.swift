@@ -59,6 +59,10 @@ struct ZoneOffsets: Sendable {
   @inline(__always)
   func offset(ofSegment i: Int) -> Int64 { offsets[i] }
 
+  /// The instant segment `i` begins (`Int64.min` for the first).
+  @inline(__always)
+  func start(ofSegment i: Int) -> Int64 { starts[i] }
+
   /// The first instant at or after `t` whose local time is at least `local`.
   @inline(__always)
   func firstInstant(from t: Int64, segment: Int, localAtLeast local: Int64) -> Int64 {

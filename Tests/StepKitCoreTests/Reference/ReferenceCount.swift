@@ -358,8 +358,14 @@ struct BucketFinder {
     case .month: component = .month
     }
     let interval = calendar.dateInterval(of: component, for: date)!
+    // An hour is named by the clock at its start, as HealthKit names an hourly statistic by its
+    // startDate: across Pacific/Chatham's changes at a quarter to the hour, Foundation's hour
+    // begins on the clock before the change. Where Foundation's hour begins off the hour (Lord
+    // Howe's half-hour changes), the instant's own clock hour names it.
+    let startParts = calendar.dateComponents([.minute, .second], from: interval.start)
+    let namedAtStart = startParts.minute == 0 && startParts.second == 0
     let local = calendar.dateComponents(
-      [.year, .month, .day, .hour], from: unit == .hour ? date : interval.start)
+      [.year, .month, .day, .hour], from: unit == .hour && !namedAtStart ? date : interval.start)
     let label = ReferenceCount.Label(
       day: ReferenceCount.Day(year: local.year!, month: local.month!, day: local.day!),
       hour: unit == .hour ? local.hour! : 0)

@@ -37,7 +37,8 @@ struct ReferenceCase: CustomStringConvertible {
   ]
 
   /// Instants near which samples are drawn (ms): ordinary days, DST changes in
-  /// New York, London, Lord Howe (half an hour) and São Paulo (at midnight),
+  /// New York, London, Lord Howe (half an hour), Chatham (an hour, at a quarter to)
+  /// and São Paulo (at midnight),
   /// a month end and a year end.
   static let eras: [Int64] = [
     1_774_828_800_000,  // 2026-03-30
@@ -45,7 +46,9 @@ struct ReferenceCase: CustomStringConvertible {
     1_793_491_200_000,  // 2026-11-01 (New York falls back)
     1_774_742_400_000,  // 2026-03-29 (London springs forward)
     1_792_886_400_000,  // 2026-10-25 (London falls back)
-    1_775_347_200_000,  // 2026-04-05 (Lord Howe falls back half an hour)
+    1_775_347_200_000,  // 2026-04-05 (Lord Howe falls back half an hour, Chatham an hour at 03:45)
+    1_790_467_200_000,  // 2026-09-27 (Chatham springs forward at 02:45)
+    1_791_072_000_000,  // 2026-10-04 (Lord Howe springs forward half an hour)
     1_541_289_600_000,  // 2018-11-04 (São Paulo skips midnight)
     1_793_404_800_000,  // 2026-10-31 (a month end)
     1_798_675_200_000,  // 2026-12-31 (a year and ISO week change)
