@@ -165,6 +165,8 @@ final class RecordArena {
     return text.withUTF8 { append($0) }
   }
 
+  // Grows as the command's `RecordText` does, apart on purpose: HealthExport exports no byte
+  // buffer for a caller to write into, and each owner frees its own memory.
   private func reserve(_ extra: Int) {
     guard count + extra > capacity else { return }
     var newCapacity = capacity * 2

@@ -27,6 +27,9 @@ public struct SourceBreakdown: ProvenancedResult, Hashable {
     /// Every step it recorded in the interval (typed-in included), before the merge.
     public var rawSteps: Double
 
+    // Written out as every public value type's memberwise initializer is (Swift makes none
+    // public); alike in shape only with others of three fields (`ChartDescription.Point`).
+
     /// Creates a source's part.
     ///
     /// - Parameters:

@@ -8,6 +8,10 @@ import StepKitCore
 #endif
 
 extension HealthKitStepSource {
+  // The midnight method forwards to the day-start one, as in every StepKit source, alike on
+  // purpose: the midnight methods are StepSource's requirements (what a third-party source
+  // implements) and each source documents its own behaviour under them.
+
   /// Today's steps, now and after every change HealthKit reports
   /// (`HKObserverQuery`), and afresh at each local midnight and whenever the
   /// system says the day or the time zone changed.

@@ -189,6 +189,9 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
       provenance: provenance(policy, hasData: hasData, notes: notes), hasData: hasData)
   }
 
+  // The distance twins of the step methods above, alike on purpose: each is public API of a line
+  // or two over `daily(_:in:calendar:dayStart:policy:)`, which holds the logic for both.
+
   /// Walking + running distance per local day of `calendar` over `interval`.
   ///
   /// - Parameters:

@@ -349,6 +349,10 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
       interval: interval, days: days, provenance: provenance(policy, hasData: hasData), hasData: hasData)
   }
 
+  // The midnight method forwards to the day-start one, as in every StepKit source, alike on
+  // purpose: the midnight methods are StepSource's requirements (what a third-party source
+  // implements) and each source documents its own behaviour under them.
+
   /// Today's steps now, after each ``add(_:)``, and afresh at each midnight of the clock.
   ///
   /// - Parameters:
