@@ -51,6 +51,7 @@ enum Fixture {
       if received.count == count { break }
       try await step(received.count)
     }
+    try #require(received.count == count, "the sequence ended after \(received.count) of \(count) elements")
     return received
   }
 }

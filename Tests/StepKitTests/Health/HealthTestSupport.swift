@@ -36,7 +36,9 @@ enum HealthFixture {
   }
 
   /// Collects the first `count` elements of a sequence, running `between`
-  /// after each element before asking for the next.
+  /// after each element before asking for the next. A sequence that ends
+  /// sooner (a stream finished or cancelled at a test's time limit) is a
+  /// failure here, so that callers may index every element they asked for.
   static func first<S: AsyncSequence>(
     _ count: Int, of sequence: S, between: (Int) async throws -> Void = { _ in }
   ) async throws -> [S.Element] {
@@ -46,6 +48,7 @@ enum HealthFixture {
       result.append(element)
       if result.count < count { try await between(result.count) }
     }
+    try #require(result.count == count, "the sequence ended after \(result.count) of \(count) elements")
     return result
   }
 }
