@@ -192,8 +192,8 @@ struct MergeBinTests {
   @Test("Blocks by start: the order of one sort by start and index, and each leading run's latest end")
   func blocksByStart() {
     var rng = SeededGenerator(seed: 5)
-    // Nearly in order (now and then a sample a little early), and shuffled.
-    for jitter in [600_000, 400 * 86_400_000] as [Int64] {
+    // In order (no order kept), nearly in order (now and then a sample a little early), and shuffled.
+    for jitter in [0, 600_000, 400 * 86_400_000] as [Int64] {
       var log = SampleLog()
       let origin = log.origin(source: "A", device: nil)!
       for i in 0..<20_000 {
@@ -205,8 +205,14 @@ struct MergeBinTests {
       let blocks = log.store.blocks
       let byStart = BlocksByStart(blocks)
       let expected = blocks.indices.sorted { (blocks[$0].minStartMs, $0) < (blocks[$1].minStartMs, $1) }
-      #expect(byStart.order.map(Int.init) == expected)
-      for limit in [Int64.min, -1, 0, 60_000 * 5_000, 60_000 * 12_345 + 7, .max] {
+      #expect((0..<byStart.count).map(byStart.block(at:)) == expected)
+      // Limits at, just past and between blocks' starts, and beyond every one.
+      var limits: [Int64] = [.min, -1, 0, 60_000 * 5_000, 60_000 * 12_345 + 7, .max]
+      for block in stride(from: 0, to: blocks.count, by: 7) {
+        limits.append(blocks[block].minStartMs)
+        limits.append(blocks[block].minStartMs + 1)
+      }
+      for limit in limits {
         let brute = blocks.filter { $0.minStartMs < limit }.map(\.maxEndMs).max() ?? .min
         #expect(byStart.latestEnd(ofBlocksStartingBefore: limit) == brute)
       }

@@ -231,6 +231,67 @@ struct SampleStoreTests {
     let perSample = Double(log.storedSampleBytes) / Double(log.count)
     #expect(perSample < 6, "\(perSample) bytes per sample")
   }
+  @Test("A block's record keeps its first sample and highest origin apart, to their extremes")
+  func blockRecordFields() {
+    for first in [0, 1, 128, Int(UInt32.max) + 1, SampleStore.BlockInfo.mostSamples - 1] {
+      for origin in [0, 1, 0x7FFF, UInt16.max] as [UInt16] {
+        var info = SampleStore.BlockInfo(
+          chunk: 7, offset: 9, first: first, minStartMs: .min, maxStartMs: -1, maxEndMs: .max, maxOrigin: origin)
+        #expect(info.first == first && info.maxOrigin == origin)
+        #expect(info.chunk == 7 && info.offset == 9)
+        #expect(info.minStartMs == .min && info.maxStartMs == -1 && info.maxEndMs == .max)
+        info.first = 42
+        #expect(info.first == 42 && info.maxOrigin == origin)
+        info.maxOrigin = 3
+        #expect(info.first == 42 && info.maxOrigin == 3)
+        info.first = first
+        #expect(info.first == first && info.maxOrigin == 3)
+      }
+    }
+    #expect(MemoryLayout<SampleStore.BlockInfo>.stride == 40)
+  }
+
+  @Test("The block table reads back every record across its pages")
+  func blockPages() {
+    var pages = SampleStore.BlockPages()
+    let total = 3 * SampleStore.BlockPages.pageSize + 5
+    for block in 0..<total {
+      pages.append(
+        SampleStore.BlockInfo(
+          chunk: UInt32(block / 100), offset: UInt32(block % 100), first: block * 128,
+          minStartMs: Int64(block) * 60_000, maxStartMs: Int64(block) * 60_000 + 1,
+          maxEndMs: Int64(block) * 60_000 + 2, maxOrigin: UInt16(block % 65_536)))
+      #expect(pages.count == block + 1)
+    }
+    for block in 0..<total {
+      let info = pages[block]
+      #expect(info.chunk == UInt32(block / 100) && info.offset == UInt32(block % 100))
+      #expect(info.first == block * 128 && info.maxOrigin == UInt16(block % 65_536))
+      #expect(info.minStartMs == Int64(block) * 60_000 && info.maxEndMs == Int64(block) * 60_000 + 2)
+    }
+    // A store of more blocks than a page: every sample comes back by index, in its block.
+    var log = SampleLog()
+    let origin = log.origin(source: "A", device: nil)!
+    let samples = (SampleStore.BlockPages.pageSize + 3) * SampleStore.blockCapacity
+    for i in 0..<samples {
+      log.append(
+        kind: .steps, startMs: Int64(i) * 1000, endMs: Int64(i) * 1000 + 500, value: Double(i % 97),
+        utcOffsetSeconds: 0, origin: origin, userEntered: false)
+    }
+    #expect(log.store.blockCount > SampleStore.BlockPages.pageSize)
+    var seen = 0
+    var wrong = 0
+    log.store.decodeAll { index, sample in
+      if index != seen || sample.startMs != Int64(seen) * 1000 || sample.value != Double(seen % 97) { wrong += 1 }
+      seen += 1
+    }
+    #expect(seen == samples && wrong == 0)
+    for index in [0, 127, 128, samples / 2, samples - 129, samples - 1] {
+      let block = log.store.block(holding: index)
+      #expect(log.store.firstSample(ofBlock: block) <= index && index < log.store.firstSample(ofBlock: block + 1))
+    }
+  }
+
   @Test("Start counts are exact whatever order the spans come in, and after samples are dropped")
   func startCountsInAnyOrder() {
     let span = Int64(1) << SampleStore.startSpanShift

@@ -307,68 +307,106 @@ struct MergeWork {
 /// A store's blocks in order of earliest start, with the latest end of each
 /// leading run of them: built once for a whole tally and shared by its
 /// parts, each of which would otherwise sort the block index again.
+///
+/// It reads the starts and ends from the store's block table rather than
+/// keeping a copy of them: blocks mostly come in order of start already
+/// (always when the samples do), and then no order is kept either, so
+/// what it adds to the table is a word per ``checkpointStride`` blocks.
 struct BlocksByStart: Sendable {
-  /// Block indices by earliest start, then by index.
-  let order: [Int32]
-  /// `latestEnds[k]`: the latest end among the blocks `order[0...k]`.
-  private let latestEnds: [Int64]
-  /// `starts[k]`: the earliest start of block `order[k]` (ascending).
-  private let starts: [Int64]
+  private let blocks: SampleStore.BlockTable
+  /// Block indices by earliest start, then by index; empty when that is the
+  /// order of the blocks themselves.
+  private let order: [Int32]
+  /// `checkpoints[j]`: the latest end among the blocks at positions
+  /// `0 ..< (j + 1) * checkpointStride` of the order.
+  private let checkpoints: [Int64]
+
+  /// Blocks per entry of ``checkpoints``.
+  static let checkpointStride = 64
 
   init(_ blocks: SampleStore.BlockTable) {
-    // Each block's start beside its index, so that the sort compares plain
-    // pairs rather than looking up two block records per comparison.
-    var keyed: [(start: Int64, block: Int32)] = []
-    keyed.reserveCapacity(blocks.count)
+    self.blocks = blocks
+    var inOrder = true
+    var previous = Int64.min
     for block in blocks.indices {
-      keyed.append((blocks[block].minStartMs, Int32(truncatingIfNeeded: block)))
-    }
-    keyed.withUnsafeMutableBufferPointer { keyed in
-      // Blocks come nearly in order of start: a block now and then starts a
-      // little before the one ahead of it (a source wrote a sample late).
-      // Insertion, which keeps equal starts in order of index, costs one
-      // step per such inversion; past a budget the index is sorted outright.
-      var budget = 4 * keyed.count
-      var k = 1
-      while k < keyed.count {
-        let entry = keyed[k]
-        var at = k
-        while at > 0 && entry.start < keyed[at - 1].start && budget > 0 {
-          keyed[at] = keyed[at - 1]
-          at -= 1
-          budget -= 1
-        }
-        keyed[at] = entry
-        if budget == 0 {
-          keyed.sort { ($0.start, $0.block) < ($1.start, $1.block) }
-          break
-        }
-        k += 1
+      let start = blocks[block].minStartMs
+      if start < previous {
+        inOrder = false
+        break
       }
+      previous = start
     }
     var order: [Int32] = []
-    var starts: [Int64] = []
-    var latestEnds: [Int64] = []
-    order.reserveCapacity(keyed.count)
-    starts.reserveCapacity(keyed.count)
-    latestEnds.reserveCapacity(keyed.count)
-    var latest = Int64.min
-    for entry in keyed {
-      order.append(entry.block)
-      starts.append(entry.start)
-      latest = max(latest, blocks[Int(entry.block)].maxEndMs)
-      latestEnds.append(latest)
+    if !inOrder {
+      // Indices compared through the table, with no copy of the starts beside them.
+      order = blocks.indices.map { Int32(truncatingIfNeeded: $0) }
+      order.withUnsafeMutableBufferPointer { order in
+        // Blocks come nearly in order of start: a block now and then starts a
+        // little before the one ahead of it (a source wrote a sample late).
+        // Insertion, which keeps equal starts in order of index, costs one
+        // step per such inversion; past a budget the index is sorted outright.
+        var budget = 4 * order.count
+        var k = 1
+        while k < order.count {
+          let entry = order[k]
+          let start = blocks[Int(entry)].minStartMs
+          var at = k
+          while at > 0 && start < blocks[Int(order[at - 1])].minStartMs && budget > 0 {
+            order[at] = order[at - 1]
+            at -= 1
+            budget -= 1
+          }
+          order[at] = entry
+          if budget == 0 {
+            order.sort { (blocks[Int($0)].minStartMs, $0) < (blocks[Int($1)].minStartMs, $1) }
+            break
+          }
+          k += 1
+        }
+      }
     }
     self.order = order
-    self.starts = starts
-    self.latestEnds = latestEnds
+    var checkpoints: [Int64] = []
+    checkpoints.reserveCapacity(blocks.count / Self.checkpointStride)
+    var latest = Int64.min
+    for position in blocks.indices {
+      latest = max(latest, blocks[order.isEmpty ? position : Int(order[position])].maxEndMs)
+      if (position + 1) % Self.checkpointStride == 0 { checkpoints.append(latest) }
+    }
+    self.checkpoints = checkpoints
+  }
+
+  /// How many blocks there are.
+  var count: Int { blocks.count }
+
+  /// The block at `position` in order of earliest start.
+  @inline(__always)
+  func block(at position: Int) -> Int {
+    order.isEmpty ? position : Int(order[position])
+  }
+
+  /// The earliest start of the block at `position` in order of earliest start.
+  @inline(__always)
+  func start(at position: Int) -> Int64 {
+    blocks[block(at: position)].minStartMs
   }
 
   /// The latest end of a block whose earliest start lies before `limit`;
   /// `Int64.min` when there is none.
   func latestEnd(ofBlocksStartingBefore limit: Int64) -> Int64 {
-    let low = starts.firstIndex(whereKey: { $0 }, isNotBelow: limit)
-    return low == 0 ? .min : latestEnds[low - 1]
+    // The first position whose start is not below `limit`.
+    var low = 0
+    var high = count
+    while low < high {
+      let middle = low + (high - low) / 2
+      if start(at: middle) < limit { low = middle + 1 } else { high = middle }
+    }
+    let whole = low / Self.checkpointStride
+    var latest = whole > 0 ? checkpoints[whole - 1] : Int64.min
+    for position in (whole * Self.checkpointStride)..<low {
+      latest = max(latest, blocks[block(at: position)].maxEndMs)
+    }
+    return latest
   }
 }
 
@@ -378,8 +416,8 @@ struct BinGatherer {
   /// Decodes the blocks, reading spilled ones back a stretch at a time.
   private let store: SampleStore.BlockReader
   private let blocks: SampleStore.BlockTable
-  /// Block indices by earliest start.
-  private let byStart: [Int32]
+  /// The blocks by earliest start.
+  private let byStart: BlocksByStart
   private var nextByStart = 0
   /// Blocks whose earliest start lies before the latest window end so far,
   /// less those that end before the current bin, in the log's order: so
@@ -391,7 +429,7 @@ struct BinGatherer {
   init(store: SampleStore, byStart: BlocksByStart) {
     self.store = SampleStore.BlockReader(store)
     blocks = store.blocks
-    self.byStart = byStart.order
+    self.byStart = byStart
   }
 
   /// Admits blocks whose earliest start lies before `limit`, less those that
@@ -399,8 +437,8 @@ struct BinGatherer {
   /// late run of bins then skips the earlier blocks once, not bin by bin).
   private mutating func admit(before limit: Int64, endingFrom lower: Int64) {
     var ordered = true
-    while nextByStart < byStart.count && blocks[Int(byStart[nextByStart])].minStartMs < limit {
-      let block = byStart[nextByStart]
+    while nextByStart < byStart.count && byStart.start(at: nextByStart) < limit {
+      let block = Int32(truncatingIfNeeded: byStart.block(at: nextByStart))
       nextByStart += 1
       guard blocks[Int(block)].maxEndMs >= lower else { continue }
       if let last = active.last, last > block { ordered = false }

@@ -151,20 +151,86 @@ struct SampleStore: Sendable {
     }
   }
 
-  /// Where a block lives, which samples it holds and the time they cover.
+  /// Where a block lives, which samples it holds and the time they cover:
+  /// 40 bytes, kept for every block of every sample, so the index of the
+  /// first sample and the highest origin share one word.
   struct BlockInfo: Sendable {
     var chunk: UInt32
     var offset: UInt32
-    /// The index of the block's first sample in the store.
-    var first: Int
+    /// ``first`` in the low 48 bits, ``maxOrigin`` in the high 16.
+    private var firstAndOrigin: UInt64
     /// The earliest start in the block.
     var minStartMs: Int64
     /// The latest start in the block.
     var maxStartMs: Int64
     /// The latest end in the block.
     var maxEndMs: Int64
+
+    /// The most samples a store holds: ``first`` takes 48 bits (a sample
+    /// takes at least a byte, so 256 TiB of encoded samples).
+    static let mostSamples = 1 << 48
+
+    init(
+      chunk: UInt32, offset: UInt32, first: Int, minStartMs: Int64, maxStartMs: Int64, maxEndMs: Int64,
+      maxOrigin: UInt16
+    ) {
+      precondition(first >= 0 && first < Self.mostSamples, "a store holds at most 2^48 samples")
+      self.chunk = chunk
+      self.offset = offset
+      firstAndOrigin = UInt64(first) | UInt64(maxOrigin) << 48
+      self.minStartMs = minStartMs
+      self.maxStartMs = maxStartMs
+      self.maxEndMs = maxEndMs
+    }
+
+    /// The index of the block's first sample in the store.
+    var first: Int {
+      @inline(__always) get { Int(truncatingIfNeeded: firstAndOrigin & (1 << 48 - 1)) }
+      set {
+        precondition(newValue >= 0 && newValue < Self.mostSamples, "a store holds at most 2^48 samples")
+        firstAndOrigin = firstAndOrigin & ~(1 << 48 - 1) | UInt64(newValue)
+      }
+    }
+
     /// The highest origin of a sample in the block.
-    var maxOrigin: UInt16
+    var maxOrigin: UInt16 {
+      @inline(__always) get { UInt16(truncatingIfNeeded: firstAndOrigin >> 48) }
+      @inline(__always) set { firstAndOrigin = firstAndOrigin & (1 << 48 - 1) | UInt64(newValue) << 48 }
+    }
+  }
+
+  /// The sealed blocks' records, in pages of ``pageSize``: the table grows a
+  /// page at a time, never copied whole into a larger one (an array's
+  /// growth holds the old and the new copy at once, twice the table).
+  struct BlockPages: Sendable {
+    /// Records per page (160 KiB of them).
+    static let pageSize = 4096
+    private static let pageShift = 12
+    private var pages: [[BlockInfo]] = []
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always)
+    subscript(block: Int) -> BlockInfo {
+      pages[block >> Self.pageShift][block & (Self.pageSize - 1)]
+    }
+
+    mutating func append(_ info: BlockInfo) {
+      if count & (Self.pageSize - 1) == 0 {
+        var page: [BlockInfo] = []
+        // The first page grows as an array does (a small store keeps a small table).
+        if count > 0 { page.reserveCapacity(Self.pageSize) }
+        pages.append(page)
+      }
+      pages[pages.count - 1].append(info)
+      count += 1
+    }
+
+    /// Reserves room in the list of pages for `capacity` records.
+    mutating func reserveCapacity(_ capacity: Int) {
+      pages.reserveCapacity((capacity + Self.pageSize - 1) >> Self.pageShift)
+    }
   }
 
   /// The state each sample is encoded against, reset at each block's start.
@@ -240,7 +306,7 @@ struct SampleStore: Sendable {
   private var tailUsed = 0
   /// Every block but the last, whose record lives in ``open`` (there is
   /// one whenever a sample is stored).
-  private var sealedBlocks: [BlockInfo] = []
+  private var sealedBlocks = BlockPages()
   private var open = BlockInfo(
     chunk: 0, offset: 0, first: 0, minStartMs: 0, maxStartMs: 0, maxEndMs: 0, maxOrigin: 0)
   /// How many more samples ``open`` takes: 0 when there is none, when it is
@@ -294,7 +360,7 @@ struct SampleStore: Sendable {
 
   /// Every block's record, the open one's included, without copying the table.
   struct BlockTable: RandomAccessCollection, Sendable {
-    let sealed: [BlockInfo]
+    let sealed: BlockPages
     let open: BlockInfo
     let count: Int
     var startIndex: Int { 0 }
@@ -356,7 +422,7 @@ struct SampleStore: Sendable {
   /// Why blocks moved here from another store's temporary file could not be read back.
   private var movedReadFailure: SampleStorageError?
 
-  /// Reserves room in the block table for `capacity` samples.
+  /// Reserves room in the block table's list of pages for `capacity` samples.
   mutating func reserveCapacity(_ capacity: Int) {
     sealedBlocks.reserveCapacity((capacity + Self.blockCapacity - 1) / Self.blockCapacity)
   }
