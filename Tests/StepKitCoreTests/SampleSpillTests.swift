@@ -96,7 +96,7 @@ struct SampleSpillTests {
     let directory = try Self.scratchDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let (memory, expected) = SampleStoreTests.randomAppends(seed: 7, count: 20_000)
-    let spilled = Self.spilled(memory, directory: directory, budget: 100_000)
+    let spilled = Self.spilled(memory, directory: directory, budget: 40_000)
     #expect(spilled.spilledSampleBytes > 0)
     #expect(Self.entries(spilled).map(SampleStoreTests.appended) == expected)
   }

@@ -87,13 +87,13 @@ struct TailPointer: @unchecked Sendable {
 /// and what one reader holds however many samples there are.
 struct SampleStore: Sendable {
   /// Samples per block.
-  static let blockCapacity = 128
+  static let blockCapacity = 256
   /// The most bytes one encoded sample takes.
   static let maximumSampleBytes = 40
   /// The bytes a block may take, reserved in its chunk when it opens.
   static let maximumBlockBytes = blockCapacity * maximumSampleBytes
   /// The first chunk's capacity; each later one is four times larger, up to ``largestChunk``.
-  static let smallestChunk = 8 * 1024
+  static let smallestChunk = 16 * 1024
   /// The largest chunk's capacity.
   static let largestChunk = 1024 * 1024
 
