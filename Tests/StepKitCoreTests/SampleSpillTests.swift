@@ -80,7 +80,7 @@ struct SampleSpillTests {
     #expect(spilled.storedSampleBytes == memory.storedSampleBytes)
     #expect(Self.entries(spilled) == Self.entries(memory))
     #expect(spilled.samples == memory.samples)
-    for index in [0, 127, 128, 5000, 11_999] {
+    for index in [0, 127, 128, 255, 256, 5000, 11_999] {
       #expect(spilled.sample(at: index) == memory.sample(at: index))
       #expect(spilled.originOfSample(at: index) == memory.originOfSample(at: index))
     }

@@ -101,7 +101,7 @@ struct SampleStoreTests {
       read.append(Self.appended(entry))
     }
     #expect(read == expected)
-    for index in [0, 1, 63, 64, 127, 128, 129, 1000, expected.count - 1] {
+    for index in [0, 1, 63, 64, 127, 128, 129, 255, 256, 257, 1000, expected.count - 1] {
       let sample = log.sample(at: index)
       #expect(sample.start == Date(epochMilliseconds: expected[index].startMs))
       #expect(sample.end == Date(epochMilliseconds: expected[index].endMs))
@@ -236,7 +236,8 @@ struct SampleStoreTests {
     for first in [0, 1, 128, Int(UInt32.max) + 1, SampleStore.BlockInfo.mostSamples - 1] {
       for origin in [0, 1, 0x7FFF, UInt16.max] as [UInt16] {
         var info = SampleStore.BlockInfo(
-          chunk: 7, offset: 9, first: first, minStartMs: .min, maxStartMs: -1, maxEndMs: .max, maxOrigin: origin)
+          chunk: 7, offset: 9, first: first, minStartMs: .min, maxStartMs: -1, maxEndMs: .max,
+          maxOrigin: origin)
         #expect(info.first == first && info.maxOrigin == origin)
         #expect(info.chunk == 7 && info.offset == 9)
         #expect(info.minStartMs == .min && info.maxStartMs == -1 && info.maxEndMs == .max)
@@ -258,7 +259,7 @@ struct SampleStoreTests {
     for block in 0..<total {
       pages.append(
         SampleStore.BlockInfo(
-          chunk: UInt32(block / 100), offset: UInt32(block % 100), first: block * 128,
+          chunk: UInt32(block / 100), offset: UInt32(block % 100), first: block * 256,
           minStartMs: Int64(block) * 60_000, maxStartMs: Int64(block) * 60_000 + 1,
           maxEndMs: Int64(block) * 60_000 + 2, maxOrigin: UInt16(block % 65_536)))
       #expect(pages.count == block + 1)
@@ -266,7 +267,7 @@ struct SampleStoreTests {
     for block in 0..<total {
       let info = pages[block]
       #expect(info.chunk == UInt32(block / 100) && info.offset == UInt32(block % 100))
-      #expect(info.first == block * 128 && info.maxOrigin == UInt16(block % 65_536))
+      #expect(info.first == block * 256 && info.maxOrigin == UInt16(block % 65_536))
       #expect(info.minStartMs == Int64(block) * 60_000 && info.maxEndMs == Int64(block) * 60_000 + 2)
     }
     // A store of more blocks than a page: every sample comes back by index, in its block.
@@ -282,13 +283,16 @@ struct SampleStoreTests {
     var seen = 0
     var wrong = 0
     log.store.decodeAll { index, sample in
-      if index != seen || sample.startMs != Int64(seen) * 1000 || sample.value != Double(seen % 97) { wrong += 1 }
+      if index != seen || sample.startMs != Int64(seen) * 1000 || sample.value != Double(seen % 97) {
+        wrong += 1
+      }
       seen += 1
     }
     #expect(seen == samples && wrong == 0)
-    for index in [0, 127, 128, samples / 2, samples - 129, samples - 1] {
+    for index in [0, 255, 256, samples / 2, samples - 257, samples - 1] {
       let block = log.store.block(holding: index)
-      #expect(log.store.firstSample(ofBlock: block) <= index && index < log.store.firstSample(ofBlock: block + 1))
+      #expect(
+        log.store.firstSample(ofBlock: block) <= index && index < log.store.firstSample(ofBlock: block + 1))
     }
   }
 

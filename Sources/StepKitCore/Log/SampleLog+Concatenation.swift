@@ -39,7 +39,7 @@ extension SampleLog {
   /// into a log of its own, concatenates them in file order with this and gets
   /// the log that reading the export front to back would have built.
   ///
-  /// The samples move as they are encoded, a block of up to 128 at a time,
+  /// The samples move as they are encoded, a block of up to 256 at a time,
   /// whenever their origins keep their identifiers here (as they all do
   /// when `other` was made with ``init(numberingOriginsAs:)`` from this log
   /// and saw no origin new to it). A block naming an origin whose

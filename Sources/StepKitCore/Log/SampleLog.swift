@@ -33,7 +33,7 @@ public struct Origin: Hashable, Sendable {
 /// and the app-facing library (a few hundred). Invalid samples are never
 /// stored; they are counted in ``invalid`` with their locations.
 ///
-/// Samples are kept in blocks of 128, each sample encoded against the one
+/// Samples are kept in blocks of 256, each sample encoded against the one
 /// before it (start as a difference in whole seconds when it has no
 /// milliseconds, a repeated duration or origin as one bit, a value as a short
 /// decimal when that decodes to the very same `Double`): about 5 bytes per
