@@ -198,6 +198,72 @@ public enum ExportReader {
     return report
   }
 
+  /// Calls `body` with every top-level `<Record>` whose `type` `filter`
+  /// wants, in file order, as byte spans (``RawRecord``), as
+  /// ``forEachElement(in:progress:_:)`` hands records out.
+  ///
+  /// Every other record is passed over on its `type` bytes alone, without
+  /// its other attributes being read, as the step counter passes over the
+  /// records it does not count; only the wanted ones are decoded. A wanted
+  /// record that cannot be read as written is counted and reported in the
+  /// returned report with its line and column, as in
+  /// ``forEachElement(in:progress:_:)``; invalid records of other types are
+  /// not looked at. Workouts, activity summaries and correlations are passed
+  /// over (records repeated inside a correlation are not handed out again).
+  ///
+  /// - Parameters:
+  ///   - input: The file, standard input, or bytes to read.
+  ///   - filter: The types to hand out.
+  ///   - progress: Called with the bytes read so far, at most about ten times
+  ///     a second and once at the end, on the calling thread.
+  ///   - body: Called once per record; its spans are valid only during the
+  ///     call. An error it throws stops reading and is rethrown.
+  /// - Returns: What the export says about itself (``ExportInfo/recordCount``
+  ///   counts the records of every type), the records handed out, and the
+  ///   invalid ones of the wanted types.
+  /// - Throws: A ``HealthExportError`` as ``read(_:into:progress:)`` does, or
+  ///   whatever `body` throws.
+  @discardableResult
+  public static func forEachRecord(
+    in input: ExportInput, ofTypes filter: RecordTypeFilter,
+    progress: (@Sendable (ExportProgress) -> Void)? = nil, _ body: (RawRecord) throws -> Void
+  ) throws -> WholeExportReport {
+    let opened = try open(input)
+    var report = try forEachRecord(
+      source: try opened.source(), ofTypes: filter, entryName: opened.entryName, progress: progress, body)
+    if let (archive, entry) = opened.zip {
+      report.info.otherXMLEntryNames = HealthXMLLocator.otherHealthExportEntries(in: archive, besides: entry)
+    }
+    return report
+  }
+
+  /// ``forEachRecord(in:ofTypes:progress:_:)`` from `source`; without
+  /// `fastRecords`, every record is lexed before its type is looked at
+  /// (tests compare the two, and choose tiny buffers to cross every boundary).
+  static func forEachRecord(
+    source: any ByteChunkSource, ofTypes filter: RecordTypeFilter, entryName: String? = nil,
+    bufferBytes: Int = XMLScanner.defaultBufferBytes, fastRecords: Bool = true,
+    progress: (@Sendable (ExportProgress) -> Void)? = nil, _ body: (RawRecord) throws -> Void
+  ) throws -> WholeExportReport {
+    var decoder = ExportDecoder(
+      source: source, mode: .typedRecords(filter), xmlEntryName: entryName, bufferBytes: bufferBytes,
+      fastRecords: fastRecords, progress: progress)
+    reading: while true {
+      switch try decoder.step() {
+      case .element:
+        try decoder.handOutElement { element in
+          if case .record(let record) = element { try body(record) }
+        }
+      case .finished: break reading
+      case .record, .seam: continue
+      }
+    }
+    var report = WholeExportReport(info: decoder.info)
+    report.records = decoder.elementsHandedOut
+    report.invalid = decoder.invalidElements
+    return report
+  }
+
   /// ``forEachElement(in:progress:_:)`` from `source` (tests choose tiny buffers to cross every boundary).
   static func forEachElement(
     source: any ByteChunkSource, entryName: String? = nil, bufferBytes: Int = XMLScanner.defaultBufferBytes,

@@ -70,6 +70,26 @@ extension ExportDecoder {
     return fastSample(kind: kind, from: i, limit: limit, unit: nil)
   }
 
+  /// Passes over the deferred `<Record>` when its `type` attribute comes
+  /// first, written as Apple writes it, and names a type `filter` does not
+  /// want (`passOverRecord(typeStart:limit:)`); returns `false`, having
+  /// changed nothing, for a wanted type and for any record written otherwise,
+  /// which the careful path then lexes.
+  @inline(__always)
+  mutating func fastTypedRecord(_ filter: RecordTypeFilter) -> Bool {
+    let raw = UnsafeRawPointer(scanner.buffer)
+    let limit = scanner.tagStart &+ XMLScanner.deferralWindow &- 64
+    let names = recordAttributes.names
+    let i = scanner.nameEnd
+    let type = RecordAttribute.type.rawValue
+    guard names[type].matches(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)) else {
+      return false
+    }
+    let typeStart = i &+ names[type].length
+    if filter.matchesQuoted(scanner.buffer + typeStart) { return false }
+    return passOverRecord(typeStart: typeStart, limit: limit)
+  }
+
   /// ``fastSampleRecord(countsOneType:)`` for a log that collects one ``SampleLog/countedType``:
   /// a record of that type is read as a step record is, its value converted
   /// to the type's canonical unit; every other is passed over.

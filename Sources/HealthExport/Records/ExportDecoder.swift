@@ -19,6 +19,11 @@ struct ExportDecoder: ~Copyable {
     /// Every top-level element, as byte spans (``ExportElement``), handed
     /// out by ``handOutElement(_:)`` after each ``Event/element``.
     case elements
+    /// The top-level `<Record>`s whose `type` is one of the filter's
+    /// identifiers, handed out as ``elements`` hands records out; every other
+    /// record is passed over on its `type` alone (see `fastTypedRecord(_:)`),
+    /// and workouts, summaries and correlations are not assembled.
+    case typedRecords(RecordTypeFilter)
   }
 
   /// What ``step()`` stopped at.
@@ -129,15 +134,20 @@ struct ExportDecoder: ~Copyable {
     progress: (@Sendable (ExportProgress) -> Void)? = nil
   ) {
     scanner = XMLScanner(source: source, bufferBytes: bufferBytes, maximumTokenBytes: maximumTokenBytes)
-    if case .samples = mode, fastRecords {
+    switch mode {
+    case .samples where fastRecords, .typedRecords where fastRecords:
       let name: StaticString = "Record"
       scanner.deferredTagName = TagName(name.utf8Start, length: name.utf8CodeUnitCount)
+    default: break
     }
     self.mode = mode
-    if case .elements = mode {
+    switch mode {
+    case .elements:
       arena = RecordArena()
       assembler = ElementAssembler()
-    } else {
+    case .typedRecords:
+      arena = RecordArena()
+    case .samples, .records:
       arena = nil
     }
     info = ExportInfo(fileName: source.displayName, xmlEntryName: xmlEntryName)
@@ -187,6 +197,8 @@ struct ExportDecoder: ~Copyable {
           if let record = try recordStartTag(types: types) { return .record(record) }
         case .elements:
           if try elementStartTag() || readyOther != nil { return .element }
+        case .typedRecords(let filter):
+          if try typedRecordStartTag(filter) { return .element }
         }
       case .endTag:
         if scanner.depth == 1 {
@@ -665,6 +677,58 @@ struct ExportDecoder: ~Copyable {
 
   // MARK: - Every record, as byte spans
 
+  /// Handles a start tag in ``Mode/typedRecords(_:)``; returns whether a record is ready.
+  ///
+  /// A deferred `<Record>` of another type, written as Apple writes records,
+  /// is passed over on its `type` bytes (`fastTypedRecord(_:)`), and the
+  /// ones after it as long as they are; any other is lexed, and decoded
+  /// whole (``wholeRecord()``) only when its `type` is wanted.
+  @inline(__always)
+  private mutating func typedRecordStartTag(_ filter: RecordTypeFilter) throws -> Bool {
+    if scanner.isDeferred {
+      while fastTypedRecord(filter) {
+        guard scanner.deferNextTag() else { return false }
+      }
+      guard try scanner.lexDeferredTag() else { return false }
+    }
+    let parents = scanner.isSelfClosing ? scanner.depth : scanner.depth - 1
+    if parents == 1, scanner.nameIs("Record") {
+      info.recordCount += 1
+      guard try hasWantedType(filter) else { return false }
+      return try wholeRecord()
+    }
+    if parents == 2, pendingElement != nil, scanner.nameIs("MetadataEntry") {
+      try elementMetadata()
+      return false
+    }
+    try otherStartTag(parents: parents)
+    return false
+  }
+
+  /// Whether the current (lexed) `<Record>`'s first `type` attribute is one `filter` wants.
+  private mutating func hasWantedType(_ filter: RecordTypeFilter) throws -> Bool {
+    var cursor = scanner.nameEnd
+    var type = scanner.expectedAttribute(" type=\"", at: &cursor)
+    if type == nil {
+      try scanner.readAttributes()
+      for index in 0..<scanner.attributeCount
+      where !scanner.attribute(index).nameHasSpaces
+        && scanner.attributeNameIs(scanner.attribute(index), "type")
+      {
+        type = scanner.attribute(index)
+        break
+      }
+    }
+    guard let type else { return false }
+    let raw = scanner.rawValue(type)
+    if ByteScanning.find(ASCII.ampersand, in: scanner.buffer, from: type.valueStart, to: type.valueEnd) == nil
+    {
+      return filter.contains(raw)
+    }
+    var decoded = try scanner.decodedValue(type)
+    return decoded.withUTF8 { filter.contains($0) }
+  }
+
   /// Handles a start tag in ``Mode/elements``; returns whether a record is ready.
   private mutating func elementStartTag() throws -> Bool {
     let parents = scanner.isSelfClosing ? scanner.depth : scanner.depth - 1
@@ -689,7 +753,9 @@ struct ExportDecoder: ~Copyable {
     {
       return arena.append(scanner.rawValue(attribute))
     }
-    return arena.append(try scanner.decodedValue(attribute))
+    let start = arena.count
+    try scanner.decodeValue(attribute) { _ = arena.append($0) }
+    return (start, arena.count)
   }
 
   /// The field an attribute name of a `<Record>` fills, or `nil` for another name.

@@ -442,15 +442,27 @@ extension XMLScanner {
     }
     var decoded: [UInt8] = []
     decoded.reserveCapacity(raw.count)
+    try decodeValue(attribute) { decoded.append(contentsOf: $0) }
+    return String(decoding: decoded, as: UTF8.self)
+  }
+
+  /// Hands `append` the value of `attribute` with its entity references
+  /// decoded, as ``decodedValue(_:)`` decodes them, in pieces: each run of
+  /// bytes between references as it lies in the buffer, and each reference's
+  /// character, with no `String` made for the predefined entities.
+  ///
+  /// - Throws: ``HealthExportError/malformedXML(file:line:column:detail:)``,
+  ///   as ``decodedValue(_:)`` does.
+  func decodeValue(_ attribute: XMLAttribute, _ append: (UnsafeBufferPointer<UInt8>) -> Void) throws {
     var i = attribute.valueStart
     let limit = attribute.valueEnd
     while i < limit {
-      let b = buffer[i]
-      guard b == ASCII.ampersand else {
-        decoded.append(b)
-        i += 1
-        continue
+      guard let ampersand = ByteScanning.find(ASCII.ampersand, in: buffer, from: i, to: limit) else {
+        append(UnsafeBufferPointer(start: buffer + i, count: limit - i))
+        return
       }
+      if ampersand > i { append(UnsafeBufferPointer(start: buffer + i, count: ampersand - i)) }
+      i = ampersand
       guard
         let semicolon = ByteScanning.find(ASCII.semicolon, in: buffer, from: i + 1, to: min(limit, i + 12))
       else {
@@ -492,7 +504,8 @@ extension XMLScanner {
         else {
           throw malformed(at: i, "invalid character reference '\(text(i, semicolon + 1))'")
         }
-        decoded.append(contentsOf: String(scalar).utf8)
+        var character = String(scalar)
+        character.withUTF8 { append($0) }
       } else {
         let replacement: UInt8
         switch length {
@@ -510,10 +523,9 @@ extension XMLScanner {
           throw malformed(
             at: i, "unknown entity '\(text(i, semicolon + 1))' (only the five predefined ones are read)")
         }
-        decoded.append(replacement)
+        withUnsafePointer(to: replacement) { append(UnsafeBufferPointer(start: $0, count: 1)) }
       }
       i = semicolon + 1
     }
-    return String(decoding: decoded, as: UTF8.self)
   }
 }
