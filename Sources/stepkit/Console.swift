@@ -20,6 +20,18 @@ struct Console: Sendable {
   var language: StepKitLanguage = .english
   /// Why writing data stopped, if it did: asked once the command has run.
   var outputFailure: @Sendable () -> OutputFailure? = { nil }
+  /// Writes data given as UTF-8 bytes, with no `String` made of them; `nil`
+  /// hands them to ``output`` as a string (``output(bytes:)``).
+  var outputBytes: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil
+
+  /// Writes `bytes`, UTF-8, as data.
+  func output(bytes: UnsafeRawBufferPointer) {
+    if let outputBytes {
+      outputBytes(bytes)
+    } else {
+      output(String(decoding: bytes, as: UTF8.self))
+    }
+  }
 
   /// The process's standard output and standard error.
   static var standard: Console {
@@ -32,7 +44,7 @@ struct Console: Sendable {
       errorTakesEscapes: Platform.standardErrorIsTerminal
         && Platform.takesEscapes(term: Platform.environment("TERM")),
       language: StepKitLanguage.preferred(from: [Platform.messagesLocale]),
-      outputFailure: { output.failure })
+      outputFailure: { output.failure }, outputBytes: { output.write(bytes: $0) })
   }
 }
 
@@ -63,11 +75,16 @@ final class StandardOutput: @unchecked Sendable {
 
   /// Writes all of `text`, unless an earlier write failed.
   func write(_ text: String) {
+    var text = text
+    text.withUTF8 { write(bytes: UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Writes all of `bytes`, unless an earlier write failed.
+  func write(bytes: UnsafeRawBufferPointer) {
     lock.lock()
     defer { lock.unlock() }
     guard firstFailure == nil else { return }
-    var text = text
-    guard let code = text.withUTF8({ Platform.writeAll(1, UnsafeRawBufferPointer($0)) }) else { return }
+    guard let code = Platform.writeAll(1, bytes) else { return }
     let error = Platform.FileError(code)
     firstFailure = error.isBrokenPipe ? .closedPipe : .failed(error)
   }

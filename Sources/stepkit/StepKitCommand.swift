@@ -4,7 +4,8 @@ enum StepKitCommand {
   /// Every subcommand, in the order help lists them.
   static var subcommands: [any Subcommand.Type] {
     [
-      StepsCommand.self, SourcesCommand.self, SummaryCommand.self, TotalsCommand.self, ChartCommand.self,
+      StepsCommand.self, SourcesCommand.self, SummaryCommand.self, TotalsCommand.self, RecordsCommand.self,
+      ChartCommand.self,
       SQLiteCommand.self, DoctorCommand.self,
       DemoCommand.self,
     ]
@@ -43,6 +44,7 @@ enum StepKitCommand {
         stepkit sources export.zip
         stepkit summary cohort/ --valid-day hours:10,steps:500
         stepkit chart export.zip -o steps.html
+        stepkit records export.zip --type heartRate > heart_rate.csv
         stepkit sqlite export.zip health.db
         stepkit doctor MyApp/
 

@@ -160,6 +160,17 @@ final class FileReplacement {
     if let error = failure ?? closing { throw OutputFileError(path: path, message: error.description) }
   }
 
+  /// Appends `bytes` to the temporary file, for output written piece by piece
+  /// (not after ``write(_:)``, which writes from the file's start).
+  ///
+  /// - Throws: ``OutputFileError`` (`No space left on device`, `File too large`).
+  func append(_ bytes: UnsafeRawBufferPointer) throws(OutputFileError) {
+    guard let heldDescriptor else { throw OutputFileError(path: path, message: "the file is closed") }
+    if let code = Platform.writeAll(heldDescriptor, bytes) {
+      throw OutputFileError(path: path, message: Platform.FileError(code).description)
+    }
+  }
+
   /// Flushes the temporary file to disk and renames it over the target.
   ///
   /// - Throws: ``OutputFileError``; the temporary file is then removed and the

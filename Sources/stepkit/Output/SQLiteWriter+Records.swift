@@ -81,35 +81,37 @@ struct WholeExportWrite {
 
   /// The notes about the two, `stepkit: ` first, or none.
   var notes: [String] {
+    Self.notes(
+      invalidUTF8: recordsWithInvalidUTF8, repeatedKeys: recordsWithRepeatedKeys, writtenTo: "the database")
+  }
+
+  /// The notes about records written with U+FFFD for bytes that are not
+  /// UTF-8 and about records that named a metadata key twice, or none.
+  static func notes(invalidUTF8: Int, repeatedKeys: Int, writtenTo place: String) -> [String] {
     var notes: [String] = []
-    if recordsWithInvalidUTF8 > 0 {
+    if invalidUTF8 > 0 {
       notes.append(
-        "stepkit: \(recordsWithInvalidUTF8) \(recordsWithInvalidUTF8 == 1 ? "record holds" : "records hold")"
-          + " bytes that are not UTF-8; each is written to the database as U+FFFD\n")
+        "stepkit: \(invalidUTF8) \(invalidUTF8 == 1 ? "record holds" : "records hold")"
+          + " bytes that are not UTF-8; each is written to \(place) as U+FFFD\n")
     }
-    if recordsWithRepeatedKeys > 0 {
+    if repeatedKeys > 0 {
       notes.append(
-        "stepkit: \(recordsWithRepeatedKeys) \(recordsWithRepeatedKeys == 1 ? "record names" : "records name")"
+        "stepkit: \(repeatedKeys) \(repeatedKeys == 1 ? "record names" : "records name")"
           + " a metadata key twice; its metadata holds the first value\n")
     }
     return notes
   }
 }
 
-/// The prepared insert of `records` and what it reuses from row to row:
-/// text buffers, and each device's fields by its description less the
-/// object address (real exports give every record's device a fresh one).
+/// The prepared insert of `records`; each row's fields come from
+/// ``RecordFields``, which `stepkit records` prints too.
 final class RecordRows {
   private let writer: SQLiteWriter
   private let insert: OpaquePointer?
   /// 1 in a cohort database, where column 2 is the export id.
   private let first: Int32
-  private var text = RecordText()
-  private var json = RecordText()
-  private var recentDevices: [(key: [UInt8], fields: DeviceFields)] = []
-  private var devices: [[UInt8]: DeviceFields] = [:]
+  private var fields: RecordFields
   private let exportID: [UInt8]?
-  private var days: LocalDayFinder
   /// Every `type` written, each once (an export writes a type's records one after another).
   private(set) var types: [[UInt8]] = []
   /// The index in ``types`` of the last record's type.
@@ -117,7 +119,7 @@ final class RecordRows {
 
   init(_ writer: SQLiteWriter, export: String?, days: LocalDayFinder) throws(OutputFileError) {
     self.writer = writer
-    self.days = days
+    fields = RecordFields(days: days)
     first = writer.isCohort ? 1 : 0
     insert = try writer.prepare("INSERT INTO records VALUES (\(SQLiteWriter.placeholders(18 + first)))")
     exportID = export.map { Array($0.utf8) }
@@ -126,16 +128,6 @@ final class RecordRows {
   deinit {
     sqlite3_finalize(insert)
     empty.deallocate()
-  }
-
-  /// The fields of one device, each its own NUL-free UTF-8, kept for the run.
-  final class DeviceFields {
-    let values: [[UInt8]?]
-    init(_ device: Device?) {
-      values = [device?.name, device?.manufacturer, device?.model, device?.hardware, device?.software].map {
-        $0.map { Array($0.utf8) }
-      }
-    }
   }
 
   /// Records that held bytes that are not UTF-8, written with U+FFFD in their place.
@@ -176,8 +168,8 @@ final class RecordRows {
     if let exportID {
       exportID.withUnsafeBufferPointer { bind(2, $0) }
     }
-    let type = record.bytes(.type)
-    if let type, !(recentType < types.count && types[recentType].elementsEqual(type)) {
+    let row = fields.row(record)
+    if let type = row.type, !(recentType < types.count && types[recentType].elementsEqual(type)) {
       if let index = types.firstIndex(where: { $0.elementsEqual(type) }) {
         recentType = index
       } else {
@@ -185,110 +177,33 @@ final class RecordRows {
         types.append(Array(type))
       }
     }
-    bind(first + 2, type)
-    bind(first + 3, record.bytes(.unit))
-    if let number = record.numericValue {
+    bind(first + 2, row.type)
+    bind(first + 3, row.unit)
+    if let number = row.number {
       sqlite3_bind_double(insert, first + 4, number)
       sqlite3_bind_null(insert, first + 5)
     } else {
       sqlite3_bind_null(insert, first + 4)
-      bind(first + 5, record.bytes(.value))
+      bind(first + 5, row.valueText)
     }
-    text.reset()
-    let start = text.utcInstant(record.startMilliseconds)
-    let end = text.utcInstant(record.endMilliseconds)
-    let localDate = text.date(
-      days.day(of: record.startMilliseconds, recordedOffsetSeconds: record.utcOffsetSeconds))
-    let creation = record.creationMilliseconds.map { text.utcInstant($0) }
-    let textEnd = text.count
-    let base = UnsafePointer(text.bytes)
-    func span(_ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
-      UnsafeBufferPointer(start: base + from, count: to - from)
-    }
-    bind(first + 6, span(start, end))
-    bind(first + 7, span(end, localDate))
-    sqlite3_bind_int64(insert, first + 8, Int64(record.utcOffsetSeconds))
-    bind(first + 9, span(localDate, creation ?? textEnd))
-    bind(first + 10, record.bytes(.sourceName))
-    bind(first + 11, record.bytes(.sourceVersion))
-    let device = record.bytes(.device).map(fields(of:))
+    bind(first + 6, row.start)
+    bind(first + 7, row.end)
+    sqlite3_bind_int64(insert, first + 8, Int64(row.utcOffsetSeconds))
+    bind(first + 9, row.localDate)
+    bind(first + 10, row.source)
+    bind(first + 11, row.sourceVersion)
     for k in 0..<5 {
-      if let value = device?.values[k] {
+      if let value = row.device?.values[k] {
         value.withUnsafeBufferPointer { bind(first + 12 + Int32(k), $0) }
       } else {
         sqlite3_bind_null(insert, first + 12 + Int32(k))
       }
     }
-    bind(first + 17, creation.map { span($0, textEnd) })
-    json.reset()
-    var members = 0
-    var replaced = 0
-    var repeated = false
-    json.brace(open: true)
-    // A key named twice (a hand-edited file; iOS 8's attribute beside its metadata entry) is one
-    // member, its first value: JSON readers differ on which of two they return.
-    func isRepeated(_ key: UnsafeBufferPointer<UInt8>, metadataBefore: Int, attributesBefore: Int) -> Bool {
-      for index in 0..<metadataBefore where record.metadataKey(index).elementsEqual(key) { return true }
-      for index in 0..<attributesBefore where record.otherAttributeName(index).elementsEqual(key) {
-        return true
-      }
-      return false
-    }
-    for index in 0..<record.metadataCount {
-      let key = record.metadataKey(index)
-      if isRepeated(key, metadataBefore: index, attributesBefore: 0) {
-        repeated = true
-        continue
-      }
-      replaced += json.jsonMember(key: key, value: record.metadataValue(index), first: members == 0)
-      members += 1
-    }
-    for index in 0..<record.otherAttributeCount {
-      let name = record.otherAttributeName(index)
-      // iOS 8's `source` is the source column.
-      if name.count == 6, name.elementsEqual("source".utf8) { continue }
-      if isRepeated(name, metadataBefore: record.metadataCount, attributesBefore: index) {
-        repeated = true
-        continue
-      }
-      replaced += json.jsonMember(key: name, value: record.otherAttributeValue(index), first: members == 0)
-      members += 1
-    }
-    json.brace(open: false)
-    if members == 0 {
-      sqlite3_bind_null(insert, first + 18)
-    } else {
-      // Made UTF-8 as it was written (``RecordText/jsonStringContent(_:)``).
-      bind(first + 18, UnsafeBufferPointer(start: json.bytes, count: json.count), checked: true)
-    }
-    if replaced > 0 || replacedUTF8 { recordsWithInvalidUTF8 += 1 }
-    if repeated { recordsWithRepeatedKeys += 1 }
+    bind(first + 17, row.creation)
+    // Made UTF-8 as it was written (``RecordText/jsonStringContent(_:)``).
+    bind(first + 18, row.metadata, checked: true)
+    if row.metadataReplacedBytes > 0 || replacedUTF8 { recordsWithInvalidUTF8 += 1 }
+    if row.repeatedKey { recordsWithRepeatedKeys += 1 }
     try writer.step(insert)
-  }
-
-  /// The fields of the device `description` describes, parsed once per device.
-  private func fields(of description: UnsafeBufferPointer<UInt8>) -> DeviceFields {
-    // `<<HKDevice: 0x…>, name:…>`: what follows the first `>` names the device.
-    let key: UnsafeBufferPointer<UInt8>
-    if let close = description.firstIndex(of: UInt8(ascii: ">")) {
-      key = UnsafeBufferPointer(rebasing: description[(close + 1)...])
-    } else {
-      key = description
-    }
-    for (index, entry) in recentDevices.enumerated() where entry.key.elementsEqual(key) {
-      if index > 0 { recentDevices.swapAt(index, 0) }
-      return entry.fields
-    }
-    let owned = Array(key)
-    let fields: DeviceFields
-    if let known = devices[owned] {
-      fields = known
-    } else {
-      fields = DeviceFields(Device(hkDeviceDescription: String(decoding: description, as: UTF8.self)))
-      devices[owned] = fields
-    }
-    recentDevices.insert((owned, fields), at: 0)
-    if recentDevices.count > 4 { recentDevices.removeLast() }
-    return fields
   }
 }

@@ -1,0 +1,183 @@
+import Foundation
+import HealthExport
+import StepKitCore
+
+/// The fields of one record's row, worked out in one place for every output
+/// of records: the `records` table of `stepkit sqlite` and the rows of
+/// `stepkit records` (CSV, JSON).
+///
+/// Reuses its text buffers from record to record, and each device's fields
+/// by its description less the object address (real exports give every
+/// record's device a fresh one), so that a row costs no allocation.
+struct RecordFields: ~Copyable {
+  /// The columns, in order, as `stepkit sqlite` names them (after `id` and
+  /// `export`) and `stepkit records` heads them.
+  static let columns = [
+    "type", "unit", "value", "value_text", "start", "end", "utc_offset", "local_date", "source",
+    "source_version", "device_name", "device_manufacturer", "device_model", "device_hardware",
+    "device_software", "creation_date", "metadata",
+  ]
+
+  /// One record's fields: spans into the record and into the ``RecordFields``
+  /// that made them, valid until its next ``RecordFields/row(_:)``.
+  struct Row {
+    /// `type`.
+    var type: UnsafeBufferPointer<UInt8>?
+    /// `unit`.
+    var unit: UnsafeBufferPointer<UInt8>?
+    /// The value, when it is a number.
+    var number: Double?
+    /// The value's bytes as written (a number's digits, or a category's name).
+    var valueBytes: UnsafeBufferPointer<UInt8>?
+    /// The start and end in UTC, `2026-11-29T08:30:00Z`.
+    var start: UnsafeBufferPointer<UInt8>
+    var end: UnsafeBufferPointer<UInt8>
+    /// The UTC offset the start was written with, in seconds.
+    var utcOffsetSeconds: Int
+    /// The start's local day, `yyyy-MM-dd`, by the command's time-zone rule and day start.
+    var localDate: UnsafeBufferPointer<UInt8>
+    /// The day itself, for `--from` and `--to`.
+    var localDay: LocalDate
+    /// `sourceName` (iOS 8 and 9: `source`).
+    var source: UnsafeBufferPointer<UInt8>?
+    /// `sourceVersion`.
+    var sourceVersion: UnsafeBufferPointer<UInt8>?
+    /// The device's name, manufacturer, model, hardware and software; `nil` without a device.
+    var device: DeviceFields?
+    /// The creation date in UTC, when the record has one.
+    var creation: UnsafeBufferPointer<UInt8>?
+    /// The metadata entries and iOS 8's metadata attributes as one JSON
+    /// object, made UTF-8; `nil` when there are none.
+    var metadata: UnsafeBufferPointer<UInt8>?
+    /// How many bytes of the metadata were not UTF-8 and are U+FFFD in ``metadata``.
+    var metadataReplacedBytes: Int
+    /// Whether a metadata key was named twice (``metadata`` holds its first value).
+    var repeatedKey: Bool
+
+    /// The value's text when it is not a number (a category's name).
+    var valueText: UnsafeBufferPointer<UInt8>? { number == nil ? valueBytes : nil }
+  }
+
+  /// The fields of one device, each its own NUL-free UTF-8, kept for the run.
+  final class DeviceFields {
+    /// Name, manufacturer, model, hardware, software: `nil` for a field the description lacks.
+    let values: [[UInt8]?]
+    init(_ device: Device?) {
+      values = [device?.name, device?.manufacturer, device?.model, device?.hardware, device?.software].map {
+        $0.map { Array($0.utf8) }
+      }
+    }
+  }
+
+  private var text = RecordText()
+  private var json = RecordText()
+  private var days: LocalDayFinder
+  private var recentDevices: [(key: [UInt8], fields: DeviceFields)] = []
+  private var devices: [[UInt8]: DeviceFields] = [:]
+
+  /// Fields whose `local_date` `days` decides.
+  init(days: LocalDayFinder) { self.days = days }
+
+  /// The fields of `record`.
+  mutating func row(_ record: RawRecord) -> Row {
+    text.reset()
+    let start = text.utcInstant(record.startMilliseconds)
+    let end = text.utcInstant(record.endMilliseconds)
+    let day = days.day(of: record.startMilliseconds, recordedOffsetSeconds: record.utcOffsetSeconds)
+    let localDate = text.date(day)
+    let creation = record.creationMilliseconds.map { text.utcInstant($0) }
+    let textEnd = text.count
+    let base = UnsafePointer(text.bytes)
+    func span(_ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
+      UnsafeBufferPointer(start: base + from, count: to - from)
+    }
+    let (metadata, replaced, repeated) = metadataObject(record)
+    var device: DeviceFields?
+    if let description = record.bytes(.device) { device = fields(of: description) }
+    return Row(
+      type: record.bytes(.type), unit: record.bytes(.unit), number: record.numericValue,
+      valueBytes: record.bytes(.value), start: span(start, end), end: span(end, localDate),
+      utcOffsetSeconds: record.utcOffsetSeconds, localDate: span(localDate, creation ?? textEnd),
+      localDay: day,
+      source: record.bytes(.sourceName), sourceVersion: record.bytes(.sourceVersion),
+      device: device, creation: creation.map { span($0, textEnd) },
+      metadata: metadata, metadataReplacedBytes: replaced, repeatedKey: repeated)
+  }
+
+  /// The record's metadata as one JSON object (`nil` when it has none), how
+  /// many bytes were replaced by U+FFFD, and whether a key was named twice.
+  private mutating func metadataObject(_ record: RawRecord) -> (UnsafeBufferPointer<UInt8>?, Int, Bool) {
+    json.reset()
+    var members = 0
+    var replaced = 0
+    var repeated = false
+    json.brace(open: true)
+    // A key named twice (a hand-edited file; iOS 8's attribute beside its metadata entry) is one
+    // member, its first value: JSON readers differ on which of two they return.
+    func isRepeated(_ key: UnsafeBufferPointer<UInt8>, metadataBefore: Int, attributesBefore: Int) -> Bool {
+      for index in 0..<metadataBefore where Self.equal(record.metadataKey(index), key) { return true }
+      for index in 0..<attributesBefore where Self.equal(record.otherAttributeName(index), key) {
+        return true
+      }
+      return false
+    }
+    for index in 0..<record.metadataCount {
+      let key = record.metadataKey(index)
+      if isRepeated(key, metadataBefore: index, attributesBefore: 0) {
+        repeated = true
+        continue
+      }
+      replaced += json.jsonMember(key: key, value: record.metadataValue(index), first: members == 0)
+      members += 1
+    }
+    for index in 0..<record.otherAttributeCount {
+      let name = record.otherAttributeName(index)
+      // iOS 8's `source` is the source column.
+      if name.count == 6, name.elementsEqual("source".utf8) { continue }
+      if isRepeated(name, metadataBefore: record.metadataCount, attributesBefore: index) {
+        repeated = true
+        continue
+      }
+      replaced += json.jsonMember(key: name, value: record.otherAttributeValue(index), first: members == 0)
+      members += 1
+    }
+    json.brace(open: false)
+    guard members > 0 else { return (nil, replaced, repeated) }
+    return (UnsafeBufferPointer(start: json.bytes, count: json.count), replaced, repeated)
+  }
+
+  /// Whether `a` and `b` hold the same bytes.
+  @inline(__always)
+  static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+    return memcmp(x, y, a.count) == 0
+  }
+
+  /// The fields of the device `description` describes, parsed once per device.
+  private mutating func fields(of description: UnsafeBufferPointer<UInt8>) -> DeviceFields {
+    // `<<HKDevice: 0x…>, name:…>`: what follows the first `>` names the device.
+    let key: UnsafeBufferPointer<UInt8>
+    if let close = description.firstIndex(of: UInt8(ascii: ">")) {
+      key = UnsafeBufferPointer(rebasing: description[(close + 1)...])
+    } else {
+      key = description
+    }
+    for (index, entry) in recentDevices.enumerated()
+    where entry.key.withUnsafeBufferPointer({ Self.equal($0, key) }) {
+      if index > 0 { recentDevices.swapAt(index, 0) }
+      return entry.fields
+    }
+    let owned = Array(key)
+    let fields: DeviceFields
+    if let known = devices[owned] {
+      fields = known
+    } else {
+      fields = DeviceFields(Device(hkDeviceDescription: String(decoding: description, as: UTF8.self)))
+      devices[owned] = fields
+    }
+    recentDevices.insert((owned, fields), at: 0)
+    if recentDevices.count > 4 { recentDevices.removeLast() }
+    return fields
+  }
+}
