@@ -9,12 +9,19 @@ struct RecordText: ~Copyable {
   /// How many bytes are written.
   private(set) var count = 0
 
+  /// The UTC day ``utcInstant(_:)`` wrote last (days since 1970) and its `yyyy-MM-dd`.
+  private var cachedDayNumber = Int64.min
+  private let cachedDayText = UnsafeMutablePointer<UInt8>.allocate(capacity: 10)
+
   init(capacity: Int = 1 << 12) {
     self.capacity = capacity
     bytes = .allocate(capacity: capacity)
   }
 
-  deinit { bytes.deallocate() }
+  deinit {
+    bytes.deallocate()
+    cachedDayText.deallocate()
+  }
 
   /// Empties the buffer.
   mutating func reset() { count = 0 }
@@ -72,9 +79,20 @@ struct RecordText: ~Copyable {
   @discardableResult
   mutating func utcInstant(_ epochMilliseconds: Int64) -> Int {
     let start = count
-    let day = LocalDate(containing: epochMilliseconds, utcOffsetSeconds: 0)
-    let msOfDay = epochMilliseconds - Int64(day.daysSinceEpoch) * 86_400_000
-    date(day)
+    let dayNumber = epochMilliseconds / 86_400_000 - (epochMilliseconds % 86_400_000 < 0 ? 1 : 0)
+    let msOfDay = epochMilliseconds - dayNumber * 86_400_000
+    if dayNumber == cachedDayNumber {
+      // Records come in time order: most fall on the day before them.
+      reserve(10)
+      (bytes + count).update(from: cachedDayText, count: 10)
+      count += 10
+    } else {
+      date(LocalDate(daysSinceEpoch: Int(dayNumber)))
+      if count - start == 10 {
+        cachedDayNumber = dayNumber
+        cachedDayText.update(from: bytes + start, count: 10)
+      }
+    }
     let seconds = Int(msOfDay / 1000)
     byte(84)
     digits(seconds / 3600, width: 2)
@@ -253,6 +271,12 @@ struct RecordText: ~Copyable {
     var replaced = 0
     var index = 0
     while index < source.count {
+      let run = Self.plainRun(source, from: index, json: false)
+      if run > 0 {
+        append(UnsafeBufferPointer(rebasing: source[index..<index + run]))
+        index += run
+        if index == source.count { break }
+      }
       let b = source[index]
       if b == 34 {
         byte(34)
