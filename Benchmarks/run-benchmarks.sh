@@ -10,6 +10,7 @@
 # dominate); dense, an iPhone and a Watch carried all day (steps and distance nearly every
 # record). Every record's device carries its own HKDevice address, as on a real phone.
 #
+# `stepkit records --type T` (heart rate, then steps) streams one type's records as CSV on one core.
 # `stepkit steps` reads an export.xml on every core; the one-core row runs it with `--jobs 1`
 # pinned to one processor (`taskset -c 0`), so that no thread of it (the tally's second pass
 # included) runs on another core. Where ISA-L is installed (`libisal-dev`), a second build with
@@ -161,6 +162,11 @@ for shape in $shapes; do
     median "$work/steps.csv" ${one_core[@]+"${one_core[@]}"} "$bin/stepkit" steps "$xml" --format csv --quiet --jobs 1
     row "**StepKit** \`stepkit steps --jobs 1\` (one core${one_core[*]:+, \`${one_core[*]}\`})" "export.xml" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(csv_raw_steps "$work/steps.csv") steps"
     ours_xml_one="$seconds"
+    # `stepkit records`: one type's raw records as CSV, every other record passed over on its type.
+    for type in heartRate stepCount; do
+      median "$work/records.csv" "$bin/stepkit" records "$xml" --type "$type" --format csv --quiet
+      row "**StepKit** \`stepkit records --type $type\` (CSV)" "export.xml" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(($(wc -l < "$work/records.csv") - 1)) rows"
+    done
   fi
   # The zip readers and the bare inflate loop in turn, round by round (StepKit, inflate, StepKit
   # with ISA-L, StepKit, ...): a shared machine's speed drifts over a run, and the goals are
