@@ -205,6 +205,10 @@ struct EndToEndTests {
     GoldenCase(name: "help-doctor", arguments: ["doctor", "--help"]),
     // Totals of any cumulative type.
     GoldenCase(name: "help-totals", arguments: ["totals", "--help"]),
+    // Raw records of one type.
+    GoldenCase(name: "help-records", arguments: ["records", "--help"]),
+    GoldenCase(
+      name: "records-whole-export", arguments: ["records", "whole-export.xml", "--type", "heartRate"]),
     GoldenCase(
       name: "totals-energy-table",
       arguments: ["totals", "energy-and-flights.xml", "--type", "activeEnergyBurned", "--format", "table"]),

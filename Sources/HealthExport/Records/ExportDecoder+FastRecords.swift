@@ -44,17 +44,8 @@ extension ExportDecoder {
   @inline(__always)
   mutating func fastSampleRecord(countsOneType: Bool) -> Bool {
     let base = scanner.buffer
-    let raw = UnsafeRawPointer(base)
-    // Every value ends before `limit`: reads of up to 64 bytes from there stay inside the deferral
-    // window, which the buffer holds.
-    let limit = scanner.tagStart &+ XMLScanner.deferralWindow &- 64
-    let names = recordAttributes.names
-    var i = scanner.nameEnd
-    let type = RecordAttribute.type.rawValue
-    guard names[type].matches(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)) else {
-      return false
-    }
-    let typeStart = i &+ names[type].length
+    guard let (typeStart, limit) = deferredTypeStart() else { return false }
+    var i: Int
     let kind: QuantityKind
     if _slowPath(countsOneType) {
       return fastCountedRecord(typeStart: typeStart, limit: limit)
@@ -77,17 +68,24 @@ extension ExportDecoder {
   /// which the careful path then lexes.
   @inline(__always)
   mutating func fastTypedRecord(_ filter: RecordTypeFilter) -> Bool {
-    let raw = UnsafeRawPointer(scanner.buffer)
-    let limit = scanner.tagStart &+ XMLScanner.deferralWindow &- 64
-    let names = recordAttributes.names
-    let i = scanner.nameEnd
-    let type = RecordAttribute.type.rawValue
-    guard names[type].matches(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)) else {
-      return false
-    }
-    let typeStart = i &+ names[type].length
-    if filter.matchesQuoted(scanner.buffer + typeStart) { return false }
+    guard let (typeStart, limit) = deferredTypeStart(),
+      !filter.matchesQuoted(scanner.buffer + typeStart)
+    else { return false }
     return passOverRecord(typeStart: typeStart, limit: limit)
+  }
+
+  /// Where the deferred `<Record>`'s `type` value starts, when `type` is its
+  /// first attribute, written ` type="`; and the limit every value of the
+  /// tag must end before: reads of up to 64 bytes from there stay inside the
+  /// deferral window, which the buffer holds.
+  @inline(__always)
+  func deferredTypeStart() -> (typeStart: Int, limit: Int)? {
+    let names = recordAttributes.names
+    let type = RecordAttribute.type.rawValue
+    let at = UnsafeRawPointer(scanner.buffer).loadUnaligned(
+      fromByteOffset: scanner.nameEnd, as: SIMD16<UInt8>.self)
+    guard names[type].matches(at) else { return nil }
+    return (scanner.nameEnd &+ names[type].length, scanner.tagStart &+ XMLScanner.deferralWindow &- 64)
   }
 
   /// ``fastSampleRecord(countsOneType:)`` for a log that collects one ``SampleLog/countedType``:

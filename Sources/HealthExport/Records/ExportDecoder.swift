@@ -691,18 +691,7 @@ struct ExportDecoder: ~Copyable {
       }
       guard try scanner.lexDeferredTag() else { return false }
     }
-    let parents = scanner.isSelfClosing ? scanner.depth : scanner.depth - 1
-    if parents == 1, scanner.nameIs("Record") {
-      info.recordCount += 1
-      guard try hasWantedType(filter) else { return false }
-      return try wholeRecord()
-    }
-    if parents == 2, pendingElement != nil, scanner.nameIs("MetadataEntry") {
-      try elementMetadata()
-      return false
-    }
-    try otherStartTag(parents: parents)
-    return false
+    return try elementStartTag(filter)
   }
 
   /// Whether the current (lexed) `<Record>`'s first `type` attribute is one `filter` wants.
@@ -729,11 +718,13 @@ struct ExportDecoder: ~Copyable {
     return decoded.withUTF8 { filter.contains($0) }
   }
 
-  /// Handles a start tag in ``Mode/elements``; returns whether a record is ready.
-  private mutating func elementStartTag() throws -> Bool {
+  /// Handles a start tag in ``Mode/elements``, or with `filter` in
+  /// ``Mode/typedRecords(_:)`` once lexed; returns whether a record is ready.
+  private mutating func elementStartTag(_ filter: RecordTypeFilter? = nil) throws -> Bool {
     let parents = scanner.isSelfClosing ? scanner.depth : scanner.depth - 1
     if parents == 1, scanner.nameIs("Record") {
       info.recordCount += 1
+      if let filter, try !hasWantedType(filter) { return false }
       return try wholeRecord()
     }
     if parents == 2, pendingElement != nil, scanner.nameIs("MetadataEntry") {

@@ -31,8 +31,8 @@ struct RecordsCommand: Subcommand {
     """
 
   static let arguments = ArgumentSpec(
-    options: [.recordType, .recordsFormat] + CountingArguments.rangeOptions + [
-      .timeZone, .dayStart, .recordsOutput,
+    options: [options.type, options.format] + CountingArguments.rangeOptions + [
+      .timeZone, .dayStart, options.output,
     ],
     flags: [.quiet],
     positionals: [CountingArguments.exportArgument])
@@ -47,23 +47,20 @@ struct RecordsCommand: Subcommand {
   var outputPath: String?
 
   init(_ parsed: ParsedArguments, console: Console) throws(UsageError) {
-    settings = try CountingArguments(parsed)
-    guard settings.exports.count == 1 else { throw UsageError("records reads one export at a time") }
-    if let text = parsed.value(.recordsFormat) {
-      guard let value = RecordsOutput.Format(rawValue: text) else {
-        throw UsageError("invalid --format '\(text)': expected csv or json")
-      }
-      format = value
-    } else {
-      format = .csv
-    }
-    guard let name = parsed.value(.recordType) else {
+    guard let name = parsed.value(Self.options.type) else {
       throw UsageError(
         "missing --type TYPE (such as heartRate; `stepkit totals EXPORT --list` names the export's types)")
     }
     typeName = name
     filter = RecordTypeFilter(try Self.identifiers(named: name))
-    outputPath = parsed.value(.recordsOutput)
+    let formatName = parsed.value(Self.options.format) ?? RecordsOutput.Format.csv.rawValue
+    guard let chosen = RecordsOutput.Format(rawValue: formatName) else {
+      throw UsageError("invalid --format '\(formatName)': expected csv or json")
+    }
+    format = chosen
+    outputPath = parsed.value(Self.options.output)
+    settings = try CountingArguments(parsed)
+    guard settings.exports.count == 1 else { throw UsageError("records reads one export at a time") }
   }
 
   /// The prefixes of HealthKit's record type identifiers, which a short form leaves out.
@@ -201,17 +198,20 @@ extension RecordsCommand {
 /// Standard output took no more data: the reading stops.
 private struct OutputStopped: Error {}
 
-extension ArgumentSpec.Option {
-  /// `--type TYPE` of `stepkit records`.
-  static let recordType = Self(
-    "type", value: "TYPE",
-    help: "The record type: a HealthKit identifier or its short form (heartRate, sleepAnalysis, stepCount).")
-  /// `--format csv|json` of `stepkit records`.
-  static let recordsFormat = Self(
-    "format", value: "csv|json",
-    help: "csv (default): a header and a line per record; json: one array of objects, one per line.")
-  /// `-o FILE` of `stepkit records`.
-  static let recordsOutput = Self(
-    "output", short: "o", value: "FILE",
-    help: "Write to FILE, replacing it only once complete (default: standard output).")
+extension RecordsCommand {
+  /// `--type TYPE`, `--format csv|json` and `-o FILE`, which mean here what they do not mean for
+  /// `totals` and `chart`.
+  static let options =
+    (
+      type: ArgumentSpec.Option(
+        "type", value: "TYPE",
+        help:
+          "The record type: a HealthKit identifier or its short form (heartRate, sleepAnalysis, stepCount)."),
+      format: ArgumentSpec.Option(
+        "format", value: "csv|json",
+        help: "csv (default): a header and a line per record; json: one array of objects, one per line."),
+      output: ArgumentSpec.Option(
+        "output", short: "o", value: "FILE",
+        help: "Write to FILE, replacing it only once complete (default: standard output).")
+    )
 }

@@ -123,21 +123,30 @@ struct RecordText: ~Copyable {
   /// - Returns: How many bytes were replaced by U+FFFD.
   @discardableResult
   mutating func jsonStringContent(_ source: UnsafeBufferPointer<UInt8>) -> Int {
+    escaped(source, json: true)
+  }
+
+  /// Appends `source` escaped for a JSON string (`"` and `\` after a `\`, control
+  /// characters as `\u00XX`) or for a quoted CSV field (`"` doubled): runs that need no
+  /// escape copied whole, each byte that starts no well-formed UTF-8 sequence as U+FFFD.
+  ///
+  /// - Returns: How many bytes were replaced by U+FFFD.
+  private mutating func escaped(_ source: UnsafeBufferPointer<UInt8>, json: Bool) -> Int {
     reserve(source.count)
     var replaced = 0
     var index = 0
     while index < source.count {
-      let run = Self.plainRun(source, from: index, json: true)
+      let run = Self.plainRun(source, from: index, json: json)
       if run > 0 {
         append(UnsafeBufferPointer(rebasing: source[index..<index + run]))
         index += run
         if index == source.count { break }
       }
       let b = source[index]
-      if b == 34 || b == 92 {
-        byte(92)
+      if b == 34 || (json && b == 92) {
+        byte(json ? 92 : 34)
         byte(b)
-      } else if b < 32 {
+      } else if json && b < 32 {
         // `\u00XX`.
         byte(92)
         byte(117)
@@ -228,21 +237,15 @@ struct RecordText: ~Copyable {
 
   /// Appends `value` in decimal.
   mutating func integer(_ value: Int) {
+    guard value != .min else { return ascii("-9223372036854775808") }
     if value < 0 { byte(45) }
-    let magnitude = value.magnitude
     var width = 1
-    var rest = magnitude / 10
+    var rest = abs(value) / 10
     while rest > 0 {
       width += 1
       rest /= 10
     }
-    reserve(width)
-    var v = magnitude
-    for k in stride(from: width - 1, through: 0, by: -1) {
-      bytes[count + k] = UInt8(truncatingIfNeeded: 48 + v % 10)
-      v /= 10
-    }
-    count += width
+    digits(abs(value), width: width)
   }
 
   /// Appends `source` as one CSV field (RFC 4180): as it is, or in double
@@ -266,35 +269,8 @@ struct RecordText: ~Copyable {
       append(source)
       return 0
     }
-    reserve(source.count + 2)
     if quoted { byte(34) }
-    var replaced = 0
-    var index = 0
-    while index < source.count {
-      let run = Self.plainRun(source, from: index, json: false)
-      if run > 0 {
-        append(UnsafeBufferPointer(rebasing: source[index..<index + run]))
-        index += run
-        if index == source.count { break }
-      }
-      let b = source[index]
-      if b == 34 {
-        byte(34)
-        byte(34)
-      } else if b < 0x80 {
-        byte(b)
-      } else if let length = UTF8Check.sequenceLength(source, at: index) {
-        append(UnsafeBufferPointer(rebasing: source[index..<index + length]))
-        index += length
-        continue
-      } else {
-        byte(0xEF)
-        byte(0xBF)
-        byte(0xBD)
-        replaced += 1
-      }
-      index += 1
-    }
+    let replaced = escaped(source, json: false)
     if quoted { byte(34) }
     return replaced
   }
