@@ -231,7 +231,7 @@ public final class StepCounter: Sendable {
     let health = health
     let motion = motion
     let strategy = strategy
-    return AsyncThrowingStream { continuation in
+    return AsyncThrowingStream<StepCount, any Error>.endingAtFirstError { continuation in
       let task = Task {
         do {
           let source: (any StepSource)?

@@ -221,7 +221,7 @@ extension StepSource {
     guard !dayStart.isMidnight else { return todayStepUpdates(calendar: calendar, policy: policy) }
     let (wakeups, wake) = makeAsyncStream(of: Void.self)
     let clock = SystemClock()
-    return AsyncThrowingStream { continuation in
+    return AsyncThrowingStream<StepCount, any Error>.endingAtFirstError { continuation in
       let dayChanges = clock.dayChanges(calendar: calendar, dayStart: dayStart) { wake.yield() }
       let signals = Task {
         do {

@@ -55,7 +55,7 @@ extension HealthKitStepSource {
   {
     let (events, eventContinuation) = makeAsyncStream(of: LiveEvent.self)
     let clock = clock
-    return AsyncThrowingStream { continuation in
+    return AsyncThrowingStream<StepCount, any Error>.endingAtFirstError { continuation in
       guard HKHealthStore.isHealthDataAvailable() else {
         continuation.finish(throwing: StepKitError.healthDataUnavailable)
         return

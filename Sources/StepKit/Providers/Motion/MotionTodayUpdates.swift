@@ -25,7 +25,7 @@ struct MotionTodayUpdates: Sendable {
 
   /// The sequence; iterating it runs the sessions, and stopping the iteration stops them.
   func stream() -> AsyncThrowingStream<StepCount, any Error> {
-    AsyncThrowingStream { continuation in
+    AsyncThrowingStream<StepCount, any Error>.endingAtFirstError { continuation in
       let task = Task { await run(continuation) }
       continuation.onTermination = { _ in task.cancel() }
     }

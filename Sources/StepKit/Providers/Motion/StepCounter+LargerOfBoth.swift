@@ -111,7 +111,7 @@ extension StepCounter {
     let calendar = calendar
     let dayStart = dayStart
     let policy = policy
-    return AsyncThrowingStream { continuation in
+    return AsyncThrowingStream<CombinedStepCount, any Error>.endingAtFirstError { continuation in
       let task = Task {
         await Self.combine(
           health: health, motion: motion, calendar: calendar, dayStart: dayStart, policy: policy,

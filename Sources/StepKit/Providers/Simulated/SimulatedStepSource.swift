@@ -379,7 +379,7 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     let id = UUID()
     withState { $0.listeners[id] = wake }
     let clock = clock
-    return AsyncThrowingStream { continuation in
+    return AsyncThrowingStream<StepCount, any Error>.endingAtFirstError { continuation in
       let midnights = clock.dayChanges(calendar: calendar, dayStart: dayStart) { wake.yield() }
       let updates = Task {
         do {
