@@ -4,7 +4,7 @@ import Testing
 @testable import HealthExport
 @testable import StepKitCore
 
-@Suite("Exports arriving through a pipe", .timeLimit(.minutes(1)))
+@Suite("Exports arriving through a pipe", .hangLimit())
 struct StreamInputTests {
   /// Writes `bytes` into a new FIFO from a background thread and returns its path.
   private static func fifo(feeding bytes: [UInt8]) throws -> String {

@@ -13,7 +13,7 @@ let chromiumPath: String? = {
   return nil
 }()
 
-@Suite("Chart in a real browser", .timeLimit(.minutes(2)))
+@Suite("Chart in a real browser", .hangLimit(minutes: 2))
 struct ChartRenderingTests {
   @Test(
     "headless Chromium renders the HTML chart to a screenshot",

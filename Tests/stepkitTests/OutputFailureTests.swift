@@ -28,7 +28,7 @@ struct OutputFailureTests {
   /// dies of SIGBUS in the sanitizer's own runtime once a file-size limit
   /// (`ulimit -f`) is set, before StepKit's code runs, so the tests that set
   /// one run in the plain test stage only.
-  static let underThreadSanitizer = ProcessInfo.processInfo.environment["STEPKIT_SANITIZER"] == "thread"
+  static let underThreadSanitizer = SanitizerRun.name == "thread"
   static let fixture = StepkitRunner.fixtures.appendingPathComponent("watch-and-phone.xml").path
   /// Larger than the fixture: its database and chart do not fit in a few kilobytes.
   static let demo = StepkitRunner.testsDirectory.appendingPathComponent(
@@ -169,7 +169,7 @@ struct OutputFailureTests {
     #expect(fileType("/dev/full") == S_IFCHR)
   }
 
-  @Test("an interrupted sqlite (kill, Ctrl-C) removes its temporary file", .timeLimit(.minutes(1)))
+  @Test("an interrupted sqlite (kill, Ctrl-C) removes its temporary file", .hangLimit())
   func interruptedSQLite() throws {
     try withScratchDirectory { directory in
       // A FIFO nobody writes to: reading it blocks, with the temporary database already made.

@@ -42,7 +42,7 @@ func drainMainQueue() async {
 
 @Suite(
   "The Objective-C facade: what the Swift API offers, every block once on the main queue",
-  .timeLimit(.minutes(1)))
+  .hangLimit())
 struct ObjectiveCFacadeTests {
   let clock: ManualClock
   let health: SimulatedStepSource

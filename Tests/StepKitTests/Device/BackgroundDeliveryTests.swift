@@ -58,7 +58,7 @@
     var completionsWhileInside: [Int] { lock.withLock { completionsSeenInside } }
   }
 
-  @Suite("Background delivery that works on a device", .timeLimit(.minutes(1)))
+  @Suite("Background delivery that works on a device", .hangLimit())
   struct BackgroundDeliveryTests {
     func counter(_ store: HealthFixture.Store, clock: any StepClock) -> StepCounter {
       StepCounter(

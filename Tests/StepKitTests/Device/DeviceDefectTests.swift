@@ -7,7 +7,7 @@
   /// Defects the stand-ins hid while they agreed with StepKit by construction. The stand-in now
   /// merges and filters with its own code, so StepKit's answers here are checked against
   /// values worked out by hand from what the stand-in's device does.
-  @Suite("Defects a device shows", .timeLimit(.minutes(1)))
+  @Suite("Defects a device shows", .hangLimit())
   struct DeviceDefectTests {
     let fixture: DeviceFixture
     var day: DateInterval { fixture.day }

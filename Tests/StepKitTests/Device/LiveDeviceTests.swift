@@ -35,7 +35,7 @@
     return nil
   }
 
-  @Suite("The calendar follows the phone", .timeLimit(.minutes(1)))
+  @Suite("The calendar follows the phone", .hangLimit())
   struct CalendarFollowsPhoneTests {
     @Test("a counter's default calendar is Calendar.autoupdatingCurrent, not a stored Calendar.current")
     func defaultCalendar() {
@@ -116,7 +116,7 @@
     }
   }
 
-  @Suite("A locked phone is a pause, not a failure", .timeLimit(.minutes(1)))
+  @Suite("A locked phone is a pause, not a failure", .hangLimit())
   struct LockedPhoneTests {
     @Test("HealthKit's live count stays, marked locked, and resumes when protected data is available")
     func pauses() async throws {
@@ -179,7 +179,7 @@
     }
   }
 
-  @Suite("No Motion & Fitness prompt nobody asked for", .timeLimit(.minutes(1)))
+  @Suite("No Motion & Fitness prompt nobody asked for", .hangLimit())
   struct NoUnaskedPromptTests {
     @Test("HealthKit without data and CoreMotion not determined: the no-data answer, no prompt")
     func oneShot() async throws {
@@ -240,7 +240,7 @@
     }
   }
 
-  @Suite("Live fallback decided on every HealthKit count and at midnight", .timeLimit(.minutes(1)))
+  @Suite("Live fallback decided on every HealthKit count and at midnight", .hangLimit())
   struct LiveFallbackTests {
     @Test("CoreMotion while HealthKit has no data, HealthKit again as soon as it has")
     func switchesBack() async throws {

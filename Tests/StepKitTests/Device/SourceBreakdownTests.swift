@@ -8,7 +8,7 @@
   /// The explanation of a total through the HealthKit stand-in. Expected values are worked by
   /// hand from Apple's documented Data Sources order (typed-in entries, then Apple's devices with
   /// the Watch above the iPhone, then other apps) and COUNTING.md's pro-rating, not by StepKitCore.
-  @Suite("Each source's counted and raw steps", .timeLimit(.minutes(1)))
+  @Suite("Each source's counted and raw steps", .hangLimit())
   struct SourceBreakdownTests {
     let fixture: DeviceFixture
 

@@ -7,7 +7,7 @@
   /// Days from 04:00 through the HealthKit stand-in: the stand-in's anchored
   /// collections, one query for a daily history, and "today" rolling over at
   /// 04:00, all against hand-computed dates and sums.
-  @Suite("HealthKit provider: days from a day start", .timeLimit(.minutes(1)))
+  @Suite("HealthKit provider: days from a day start", .hangLimit())
   struct DayStartHealthKitTests {
     static let four = DayStart(hour: 4)!
 

@@ -1,0 +1,1 @@
+../StepKitTests/SanitizerRun.swift
