@@ -1,10 +1,5 @@
 /// Parses record values (`812`, `0.0123`, `1.5e-05`) straight from bytes.
 enum DecimalParser {
-  private static let powersOfTen: [Double] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-  ]
-
   /// The value of a decimal number, correctly rounded.
   ///
   /// Plain decimals with at most 15 significant digits take an exact fast
@@ -37,7 +32,7 @@ enum DecimalParser {
     let digits = n &- first &- (point < 0 ? 0 : 1)
     guard digits > 0, digits <= 15 else { return slowParse(bytes) }
     var value = Double(mantissa)
-    if fractionDigits > 0 { value /= powersOfTen[fractionDigits] }
+    if fractionDigits > 0 { value /= powerOfTen(fractionDigits) }
     return negative ? -value : value
   }
 
@@ -88,7 +83,10 @@ enum DecimalParser {
     return value
   }
 
-  /// 10^k for k in 1...7, exactly: ``powersOfTen``'s, without the array's checks.
+  /// 10^k for k in 1...15 (the fraction digits of a fast-path value), exactly; a table of
+  /// constants, without an array's bounds checks. (`SampleStore.powerOfTen` in StepKitCore is
+  /// the same table for 0...9: it is internal there, and making it public would make it part
+  /// of StepKitCore's API for one switch.)
   @inline(__always)
   private static func powerOfTen(_ k: Int) -> Double {
     switch k {
@@ -98,7 +96,15 @@ enum DecimalParser {
     case 4: return 1e4
     case 5: return 1e5
     case 6: return 1e6
-    default: return 1e7
+    case 7: return 1e7
+    case 8: return 1e8
+    case 9: return 1e9
+    case 10: return 1e10
+    case 11: return 1e11
+    case 12: return 1e12
+    case 13: return 1e13
+    case 14: return 1e14
+    default: return 1e15
     }
   }
 

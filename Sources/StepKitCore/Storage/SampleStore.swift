@@ -134,7 +134,8 @@ struct SampleStore: Sendable {
     Double(Int64(bitPattern: field))
   }
 
-  /// 10^k for k in 0...9, exactly.
+  /// 10^k for k in 0...9, exactly. (HealthExport's `DecimalParser` has the same table to 10^15:
+  /// each module keeps its own rather than make it public API.)
   @inline(__always)
   static func powerOfTen(_ k: UInt8) -> Double {
     switch k {
