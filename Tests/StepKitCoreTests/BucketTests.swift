@@ -49,6 +49,31 @@ struct BucketTests {
     #expect(tally.total.steps == 2500)
   }
 
+  @Test("Empty hours take the offset of the nearest earlier hour with data, the first one's before it")
+  func emptyHoursCarryOffsets() throws {
+    // 10:00 in Shanghai (02:00 UTC), then 14:00 in Berlin (12:00 UTC), worked out by hand.
+    let samples = [
+      F.steps("2026-05-02 10:00", "2026-05-02 10:30", 100, source: "iPhone", device: F.phone, offsetHours: 8),
+      F.steps("2026-05-02 14:00", "2026-05-02 14:30", 200, source: "iPhone", device: F.phone, offsetHours: 2),
+    ]
+    let from = try #require(LocalDate("2026-05-01"))
+    let to = try #require(LocalDate("2026-05-08"))
+    let tally = SampleLog(samples).tally(CountingOptions(unit: .hour, from: from, to: to))
+    let buckets = Array(tally.buckets)
+    #expect(buckets.count == 8 * 24)
+    func offset(_ index: Int) -> Int? { buckets[index].utcOffsetSeconds }
+    // 05-01 and 05-02 up to 13:00 (before and between the two): Shanghai's.
+    #expect((0..<(24 + 14)).allSatisfy { offset($0) == 8 * 3600 })
+    // From 14:00 on 05-02 to the end, a week later: Berlin's.
+    #expect(((24 + 14)..<(8 * 24)).allSatisfy { offset($0) == 2 * 3600 })
+    #expect(buckets[24 + 10].steps == 100 && buckets[24 + 14].steps == 200)
+    #expect(buckets.filter(\.hasSamples).count == 2)
+    #expect(buckets.map(\.hoursWithData).reduce(0, +) == 2)
+    // Each bucket is worked out as it is read: the same in any order, and read twice.
+    #expect(tally.buckets.reversed().elementsEqual(buckets.reversed()))
+    #expect(tally.buckets[24 + 14] == buckets[24 + 14] && tally.buckets[191] == buckets[191])
+  }
+
   /// Pacific/Chatham changes its clocks by an hour at a quarter to the hour (the tz database,
   /// `zdump -v Pacific/Chatham`): on 2026-04-04 at 14:00 UTC back from 03:45 +13:45 to 02:45
   /// +12:45, on 2026-09-26 at 14:00 UTC forward from 02:45 +12:45 to 03:45 +13:45. An hour bucket

@@ -122,7 +122,7 @@ struct ValidDayTests {
       return row
     }
     return Tally(
-      options: CountingOptions(policy: policy), buckets: buckets,
+      options: CountingOptions(policy: policy), buckets: Tally.Buckets(buckets),
       sources: [
         source("Watch", .appleWatch, 3660), source("Phone", .iPhone, 1830), source("App", .other, 610),
         source("Health", .typedIn, 0),

@@ -138,15 +138,13 @@ extension SampleLog {
     }
     var hours = partials[0].hoursWithSteps
     for partial in partials.dropFirst() { hours.formUnion(partial.hoursWithSteps) }
-    var hoursByOrdinal: [Int64: Int] = [:]
-    for hour in hours {
-      hoursByOrdinal[geometry.ordinal(ofLocal: plan.hourSlots.localStart(of: hour)), default: 0] += 1
-    }
-    let buckets = assembleBuckets(
-      table, fixed: fixed, geometry: geometry, zone: zone, sourceCount: resolved.sourceCount,
-      hoursWithData: hoursByOrdinal, options: options)
+    let bucketRows = BucketRows(
+      table: table, range: shownRange(table, fixed: fixed), geometry: geometry, zone: zone,
+      sourceCount: resolved.sourceCount, breakdown: options.includesSourceBreakdown,
+      hours: hours.lazy.map { geometry.ordinal(ofLocal: plan.hourSlots.localStart(of: $0)) })
     return Tally(
-      options: options, buckets: buckets, sources: resolved.steps.sourceOfRank.map { rows[$0] },
+      options: options, buckets: Tally.Buckets(computed: bucketRows),
+      sources: resolved.steps.sourceOfRank.map { rows[$0] },
       invalid: invalid, countedValues: counted.map(CountedValues.init(pages:)) ?? CountedValues())
   }
 
@@ -426,64 +424,24 @@ extension SampleLog {
     return part
   }
 
-  /// The buckets in order, with the empty ones inside the range (COUNTING.md,
-  /// Outputs), and for hours each hour's UTC offset.
-  private func assembleBuckets(
-    _ table: BucketTable, fixed: FixedRange, geometry: BucketGeometry, zone: ZoneOffsets?,
-    sourceCount: Int, hoursWithData: [Int64: Int], options: CountingOptions
-  ) -> [Tally.Bucket] {
-    let touchedSlots = (0..<table.count).filter(table.isTouched)
+  /// The ordinals of the tally's rows (COUNTING.md, Outputs): `--from` to `--to`, else from
+  /// the first to the last bucket that counts something under the policy; `nil` for none.
+  private func shownRange(_ table: BucketTable, fixed: FixedRange) -> ClosedRange<Int64>? {
+    let sums = table.view
     // The range opens and closes with buckets that count something under the policy: buckets
     // holding only samples the policy drops (a typed-in entry days before the first step) do
     // not open or close it. With nothing counted at all, every bucket with a sample is shown.
-    let countedSlots = touchedSlots.filter { table.view.steps[$0] != 0 || table.view.distance[$0] != 0 }
-    let shownSlots = countedSlots.isEmpty ? touchedSlots : countedSlots
-    let touched = shownSlots.first.map {
-      (table.first + Int64($0))...(table.first + Int64(shownSlots.last ?? $0))
+    func counts(_ slot: Int) -> Bool {
+      table.isTouched(slot) && (sums.steps[slot] != 0 || sums.distance[slot] != 0)
     }
+    let slots = 0..<table.count
+    let shown =
+      slots.first(where: counts).map { ($0, slots.last(where: counts) ?? $0) }
+      ?? slots.first(where: table.isTouched).map { ($0, slots.last(where: table.isTouched) ?? $0) }
+    let touched = shown.map { (table.first + Int64($0.0))...(table.first + Int64($0.1)) }
     guard let first = fixed.first ?? touched?.lowerBound, let last = fixed.last ?? touched?.upperBound,
       first <= last
-    else { return [] }
-    let breakdown = options.includesSourceBreakdown
-    let width = table.width
-    let sums = table.view
-    var buckets: [Tally.Bucket] = []
-    buckets.reserveCapacity(Int(last - first + 1))
-    // Empty hours take the offset of the nearest earlier hour with data, and
-    // those before the first one take the first one's.
-    var carriedOffsetMs: Int64 = touchedSlots.first.map { sums.offsetMs[$0] } ?? 0
-    for ordinal in first...last {
-      let (day, hour) = geometry.firstDay(of: ordinal)
-      var bucket = Tally.Bucket(firstDay: day, hour: hour)
-      bucket.hoursWithData = hoursWithData[ordinal] ?? 0
-      var offsetMs: Int64? = nil
-      if let slot = table.slot(ordinal), table.isTouched(slot) {
-        bucket.hasSamples = true
-        bucket.steps = sums.steps[slot]
-        bucket.distanceMeters = sums.distance[slot]
-        bucket.rawSteps = sums.raw[slot]
-        bucket.manualSteps = sums.manual[slot]
-        offsetMs = sums.offsetMs[slot]
-        if breakdown {
-          bucket.stepsBySource = (0..<sourceCount).map { sums.bySource[slot * width + 2 * $0] }
-          bucket.distanceMetersBySource = (0..<sourceCount).map { sums.bySource[slot * width + 2 * $0 + 1] }
-        }
-      } else if breakdown {
-        bucket.stepsBySource = [Double](repeating: 0, count: sourceCount)
-        bucket.distanceMetersBySource = [Double](repeating: 0, count: sourceCount)
-      }
-      if options.unit == .hour {
-        if let zone {
-          let local = geometry.localStart(of: ordinal)
-          let start = zone.firstInstant(from: Int64.min / 2, segment: 0, localAtLeast: local)
-          offsetMs = zone.offset(ofSegment: zone.segment(at: start, hint: 0))
-        }
-        let resolvedOffset = offsetMs ?? carriedOffsetMs
-        carriedOffsetMs = resolvedOffset
-        bucket.utcOffsetSeconds = Int(resolvedOffset / 1000)
-      }
-      buckets.append(bucket)
-    }
-    return buckets
+    else { return nil }
+    return first...last
   }
 }

@@ -115,8 +115,9 @@ public struct Tally: Sendable {
 
   /// The options the tally was made with.
   public var options: CountingOptions
-  /// The buckets in order, empty ones inside the range included.
-  public var buckets: [Bucket]
+  /// The buckets in order, empty ones inside the range included; a counted tally works each
+  /// one out as it is read (``Buckets``).
+  public var buckets: Buckets
   /// Every source, highest step priority first (``SourceRow/distanceRank``
   /// gives its place for distance).
   public var sources: [SourceRow]

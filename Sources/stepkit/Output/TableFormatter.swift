@@ -99,7 +99,7 @@ enum TableFormatter {
   static let collapsedRun = 3
 
   /// One line for a run of buckets without any sample: `2026-03-05 … 2026-03-19  no data (15 days)`.
-  static func noDataLine(_ run: ArraySlice<Tally.Bucket>, unit: BucketUnit) -> String {
+  static func noDataLine(_ run: Slice<Tally.Buckets>, unit: BucketUnit) -> String {
     let first = run.first?.label(unit: unit) ?? ""
     let last = run.last?.label(unit: unit) ?? ""
     return "\(first) … \(last)  no data (\(run.count) \(noun(unit, count: run.count)))"
@@ -118,13 +118,17 @@ enum TableFormatter {
   }
 
   /// `buckets` cut into runs that all have samples or all have none, in order.
-  static func noDataRuns(_ buckets: [Tally.Bucket]) -> [Range<Int>] {
+  static func noDataRuns(_ buckets: Tally.Buckets) -> [Range<Int>] {
     var runs: [Range<Int>] = []
     var start = 0
-    for index in buckets.indices where index > 0 && buckets[index].hasSamples != buckets[index - 1].hasSamples
-    {
-      runs.append(start..<index)
-      start = index
+    var previous: Bool?
+    // Each bucket read once: a counted tally works them out as they are read.
+    for (index, bucket) in buckets.enumerated() {
+      if let previous, bucket.hasSamples != previous {
+        runs.append(start..<index)
+        start = index
+      }
+      previous = bucket.hasSamples
     }
     if !buckets.isEmpty { runs.append(start..<buckets.count) }
     return runs
