@@ -6,39 +6,38 @@ extension Tally {
   /// sums' 48 bytes a bucket rather than a row's 110 and its breakdown arrays. Reading a bucket
   /// twice gives the same value; outputs read them once, in order, as they write.
   public struct Buckets: RandomAccessCollection, Sendable, Equatable {
-    private enum Storage: Sendable {
-      case rows([Bucket])
-      case computed(BucketRows)
-    }
-
-    private let storage: Storage
+    // Two fields, not an enum of the two: an enum of an array and a class reference keeps
+    // the reference with a tag in its spare bits, and LeakSanitizer, which looks for untagged
+    // pointers, then took the rows' memory for a leak.
+    /// Buckets made by hand (empty for a counted tally).
+    private let rows: [Bucket]
+    /// A counted tally's rows, worked out when read.
+    private let computed: BucketRows?
 
     /// Buckets made by hand (tests, previews), kept as they are.
     ///
     /// - Parameter rows: The buckets in order.
-    public init(_ rows: [Bucket]) { storage = .rows(rows) }
+    public init(_ rows: [Bucket]) {
+      self.rows = rows
+      computed = nil
+    }
 
-    init(computed rows: BucketRows) { storage = .computed(rows) }
+    init(computed rows: BucketRows) {
+      self.rows = []
+      computed = rows
+    }
 
     /// Always 0.
     public var startIndex: Int { 0 }
 
     /// The number of buckets.
-    public var endIndex: Int {
-      switch storage {
-      case .rows(let rows): return rows.count
-      case .computed(let rows): return rows.count
-      }
-    }
+    public var endIndex: Int { computed?.count ?? rows.count }
 
     /// The bucket at `position`, worked out from the tally's sums for a counted tally.
     public subscript(position: Int) -> Bucket {
-      switch storage {
-      case .rows(let rows): return rows[position]
-      case .computed(let rows):
-        precondition(position >= 0 && position < rows.count, "bucket index out of range")
-        return rows.bucket(at: position)
-      }
+      guard let computed else { return rows[position] }
+      precondition(position >= 0 && position < computed.count, "bucket index out of range")
+      return computed.bucket(at: position)
     }
 
     /// Whether both hold the same buckets in the same order.
