@@ -245,6 +245,10 @@ struct RecordsCommandTests {
       #expect(result.exitCode == 0, "\(result.standardError)")
       #expect(result.standardError == "")
       try Self.expectRows(result.standardOutput, expected)
+      // Read on the calling thread alone, the same bytes.
+      let oneThread = try StepkitRunner.run(
+        ["records", "export.xml", "--type", name, "--jobs", "1"], in: directory)
+      #expect(oneThread.standardOutput == result.standardOutput)
     }
   }
 

@@ -214,10 +214,15 @@ public enum ExportReader {
   /// - Parameters:
   ///   - input: The file, standard input, or bytes to read.
   ///   - filter: The types to hand out.
+  ///   - threads: With more than 1, the export is read, and the wanted
+  ///     records decoded, on a thread of its own while `body` runs on the
+  ///     calling thread, the records handed over in file order a batch at a
+  ///     time (a few batches of about 1 MiB go round, so memory stays bounded);
+  ///     with 1, everything happens on the calling thread.
   ///   - progress: Called with the bytes read so far, at most about ten times
-  ///     a second and once at the end, on the calling thread.
-  ///   - body: Called once per record; its spans are valid only during the
-  ///     call. An error it throws stops reading and is rethrown.
+  ///     a second and once at the end, on the thread that reads.
+  ///   - body: Called once per record, on the calling thread; its spans are
+  ///     valid only during the call. An error it throws stops reading and is rethrown.
   /// - Returns: What the export says about itself (``ExportInfo/recordCount``
   ///   counts the records of every type), the records handed out, and the
   ///   invalid ones of the wanted types.
@@ -225,19 +230,25 @@ public enum ExportReader {
   ///   whatever `body` throws.
   @discardableResult
   public static func forEachRecord(
-    in input: ExportInput, ofTypes filter: RecordTypeFilter,
+    in input: ExportInput, ofTypes filter: RecordTypeFilter, threads: Int = defaultThreadCount,
     progress: (@Sendable (ExportProgress) -> Void)? = nil, _ body: (RawRecord) throws -> Void
   ) throws -> WholeExportReport {
     let opened = try open(input)
-    var report = try forEachRecord(
-      source: try opened.source(), ofTypes: filter, entryName: opened.entryName, progress: progress, body)
+    var report: WholeExportReport
+    if threads > 1 {
+      report = try forEachRecordInBatches(
+        source: try opened.source(), ofTypes: filter, entryName: opened.entryName, progress: progress, body)
+    } else {
+      report = try forEachRecord(
+        source: try opened.source(), ofTypes: filter, entryName: opened.entryName, progress: progress, body)
+    }
     if let (archive, entry) = opened.zip {
       report.info.otherXMLEntryNames = HealthXMLLocator.otherHealthExportEntries(in: archive, besides: entry)
     }
     return report
   }
 
-  /// ``forEachRecord(in:ofTypes:progress:_:)`` from `source`; without
+  /// ``forEachRecord(in:ofTypes:threads:progress:_:)`` from `source`; without
   /// `fastRecords`, every record is lexed before its type is looked at
   /// (tests compare the two, and choose tiny buffers to cross every boundary).
   static func forEachRecord(

@@ -1,4 +1,4 @@
-/// The record types ``ExportReader/forEachRecord(in:ofTypes:progress:_:)``
+/// The record types ``ExportReader/forEachRecord(in:ofTypes:threads:progress:_:)``
 /// hands out: one or a few `type` identifiers, compared as bytes.
 ///
 /// ```swift

@@ -20,7 +20,8 @@ struct RecordsCommand: Subcommand {
     TYPE is a HealthKit identifier (HKQuantityTypeIdentifierHeartRate,
     HKCategoryTypeIdentifierSleepAnalysis) or its short form (heartRate,
     sleepAnalysis, stepCount). Records of other types are passed over unread;
-    the rows are written as they are read, in bounded memory.
+    the rows are written as they are read, in bounded memory, the export
+    read on a second core meanwhile (--jobs 1: one core).
     --from and --to keep the records whose local_date lies between them.
 
     Examples:
@@ -32,7 +33,7 @@ struct RecordsCommand: Subcommand {
 
   static let arguments = ArgumentSpec(
     options: [options.type, options.format] + CountingArguments.rangeOptions + [
-      .timeZone, .dayStart, options.output,
+      .timeZone, .dayStart, options.output, .jobs,
     ],
     flags: [.quiet],
     positionals: [CountingArguments.exportArgument])
@@ -117,7 +118,7 @@ struct RecordsCommand: Subcommand {
     do {
       defer { bar?.finish() }
       report = try ExportReader.forEachRecord(
-        in: input, ofTypes: filter,
+        in: input, ofTypes: filter, threads: settings.jobs,
         progress: bar.map { bar in
           { @Sendable report in bar.update(bytesRead: report.bytesRead, totalBytes: report.totalBytes) }
         }

@@ -1,0 +1,206 @@
+import Foundation
+
+/// The records of ``ExportReader/forEachRecord(in:ofTypes:threads:progress:_:)``
+/// read on a thread of its own and handed to the calling thread in file
+/// order, a batch at a time: the reading thread scans, passes over and
+/// decodes while the calling thread writes out the records before.
+///
+/// A batch holds whole records, each copied as the decoder's arena held it
+/// (its bytes, then its field offsets and spans as words), so that a
+/// ``RawRecord`` handed out points into the batch as one from the decoder
+/// points into the arena. A few batches go round between the two threads, so
+/// memory stays bounded whatever the export's size: the reader waits for a
+/// batch to be given back when all are full.
+final class RecordBatches: @unchecked Sendable {
+  // Safe to share: `full`, `empty`, `finished` and `stopped` are read and written only under
+  // `condition`; a batch belongs to one thread at a time, handed over under it.
+
+  /// Records copied into one buffer, with their offsets and spans.
+  final class Batch {
+    var bytes: [UInt8] = []
+    var words: [Int] = []
+    /// Where each record's words start in ``words``.
+    var records: [Int] = []
+
+    init(bytes: Int) {
+      self.bytes.reserveCapacity(bytes + (1 << 12))
+      words.reserveCapacity(bytes / 16)
+    }
+
+    func removeAll() {
+      bytes.removeAll(keepingCapacity: true)
+      words.removeAll(keepingCapacity: true)
+      records.removeAll(keepingCapacity: true)
+    }
+
+    /// The number of words before a record's fields.
+    static let headerWords = 10
+
+    /// Copies `record` to the end.
+    func append(_ record: RawRecord) {
+      let fieldWords = 2 * RawRecord.Field.allCases.count
+      // The arena's bytes up to the last one any span reaches.
+      var length = 0
+      for k in 0..<fieldWords { length = max(length, record.fields[k]) }
+      for end in record.metadataSpans { length = max(length, end) }
+      for end in record.otherSpans { length = max(length, end) }
+      records.append(words.count)
+      words.append(bytes.count)
+      words.append(record.metadataSpans.count)
+      words.append(record.otherSpans.count)
+      words.append(Int(record.startMilliseconds))
+      words.append(Int(record.endMilliseconds))
+      words.append(record.utcOffsetSeconds)
+      words.append(record.creationMilliseconds == nil ? 0 : 1)
+      words.append(Int(record.creationMilliseconds ?? 0))
+      words.append(record.numericValue == nil ? 0 : 1)
+      words.append(Int(bitPattern: UInt(record.numericValue?.bitPattern ?? 0)))
+      words.append(contentsOf: UnsafeBufferPointer(start: record.fields, count: fieldWords))
+      words.append(contentsOf: record.metadataSpans)
+      words.append(contentsOf: record.otherSpans)
+      bytes.append(contentsOf: UnsafeBufferPointer(start: record.arena, count: length))
+    }
+
+    /// Calls `body` with each record, in order.
+    func forEach(_ body: (RawRecord) throws -> Void) rethrows {
+      let fieldWords = 2 * RawRecord.Field.allCases.count
+      try bytes.withUnsafeBufferPointer { bytes in
+        try words.withUnsafeBufferPointer { words in
+          for start in records {
+            let header = UnsafeBufferPointer(rebasing: words[start..<start + Self.headerWords])
+            let fields = start + Self.headerWords
+            let metadata = fields + fieldWords
+            let others = metadata + header[1]
+            try body(
+              RawRecord(
+                arena: bytes.baseAddress! + header[0], fields: words.baseAddress! + fields,
+                metadataSpans: UnsafeBufferPointer(rebasing: words[metadata..<others]),
+                otherSpans: UnsafeBufferPointer(rebasing: words[others..<others + header[2]]),
+                startMilliseconds: Int64(header[3]), endMilliseconds: Int64(header[4]),
+                utcOffsetSeconds: header[5], creationMilliseconds: header[6] != 0 ? Int64(header[7]) : nil,
+                numericValue: header[8] != 0 ? Double(bitPattern: UInt64(UInt(bitPattern: header[9]))) : nil))
+          }
+        }
+      }
+    }
+  }
+
+  private let condition = NSCondition()
+  private var full: [Batch] = []
+  private var empty: [Batch]
+  /// How the reading ended: its report, or the error that stopped it.
+  private var finished: Result<WholeExportReport, any Error>?
+  /// Set by the calling thread when it stops taking batches.
+  private var stopped = false
+  /// A batch is handed over once it holds this many bytes.
+  let batchBytes: Int
+
+  /// Batches of about `batchBytes`, `count` of them going round.
+  init(batchBytes: Int = 1 << 20, count: Int = 4) {
+    self.batchBytes = batchBytes
+    empty = (0..<count).map { _ in Batch(bytes: batchBytes) }
+  }
+
+  // MARK: - The reading thread
+
+  /// A batch to fill, once one is given back; `nil` when the calling thread stopped.
+  func takeEmpty() -> Batch? {
+    condition.lock()
+    defer { condition.unlock() }
+    while empty.isEmpty && !stopped { condition.wait() }
+    return stopped ? nil : empty.removeLast()
+  }
+
+  /// Hands `batch`, filled, to the calling thread.
+  func handOver(_ batch: Batch) {
+    condition.lock()
+    full.append(batch)
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Ends the reading with its report or error (after the last batch was handed over).
+  func finish(_ result: Result<WholeExportReport, any Error>) {
+    condition.lock()
+    finished = result
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  // MARK: - The calling thread
+
+  /// The next filled batch, in order, or `nil` with how the reading ended.
+  func takeFull() -> (Batch?, Result<WholeExportReport, any Error>?) {
+    condition.lock()
+    defer { condition.unlock() }
+    while full.isEmpty && finished == nil { condition.wait() }
+    if !full.isEmpty { return (full.removeFirst(), nil) }
+    return (nil, finished)
+  }
+
+  /// Gives `batch` back to be filled again.
+  func giveBack(_ batch: Batch) {
+    batch.removeAll()
+    condition.lock()
+    empty.append(batch)
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Tells the reading thread to stop at its next batch.
+  func stop() {
+    condition.lock()
+    stopped = true
+    condition.broadcast()
+    condition.unlock()
+  }
+}
+
+/// Why the reading thread stopped early: the calling thread stopped taking batches.
+struct RecordBatchesStopped: Error {}
+
+extension ExportReader {
+  /// ``forEachRecord(source:ofTypes:entryName:bufferBytes:fastRecords:progress:_:)``
+  /// with the reading on a thread of its own (``RecordBatches``), `body`
+  /// called on the calling thread; on one thread when none can be made.
+  static func forEachRecordInBatches(
+    source: any ByteChunkSource, ofTypes filter: RecordTypeFilter, entryName: String? = nil,
+    batchBytes: Int = 1 << 20, progress: (@Sendable (ExportProgress) -> Void)? = nil,
+    _ body: (RawRecord) throws -> Void
+  ) throws -> WholeExportReport {
+    let batches = RecordBatches(batchBytes: batchBytes)
+    let transfer = TransferredOwnership(value: source)
+    let reader = ProducerThread {
+      var batch = batches.takeEmpty()
+      let result = Result { () throws -> WholeExportReport in
+        try forEachRecord(source: transfer.value, ofTypes: filter, entryName: entryName, progress: progress) {
+          guard let filling = batch else { throw RecordBatchesStopped() }
+          filling.append($0)
+          if filling.bytes.count >= batches.batchBytes {
+            batches.handOver(filling)
+            batch = batches.takeEmpty()
+          }
+        }
+      }
+      if let batch, !batch.records.isEmpty { batches.handOver(batch) }
+      batches.finish(result)
+    }
+    guard let reader else {
+      return try forEachRecord(
+        source: transfer.value, ofTypes: filter, entryName: entryName, progress: progress, body)
+    }
+    defer {
+      batches.stop()
+      reader.join()
+    }
+    while true {
+      let (batch, finished) = batches.takeFull()
+      if let batch {
+        try batch.forEach(body)
+        batches.giveBack(batch)
+      } else if let finished {
+        return try finished.get()
+      }
+    }
+  }
+}
