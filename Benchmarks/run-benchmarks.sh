@@ -10,7 +10,7 @@
 # dominate); dense, an iPhone and a Watch carried all day (steps and distance nearly every
 # record). Every record's device carries its own HKDevice address, as on a real phone.
 #
-# `stepkit records --type T` (heart rate, then steps) streams one type's records as CSV on one core.
+# `stepkit records --type T` (heart rate, then steps) streams one type's records as CSV (read on a second thread).
 # `stepkit steps` reads an export.xml on every core; the one-core row runs it with `--jobs 1`
 # pinned to one processor (`taskset -c 0`), so that no thread of it (the tally's second pass
 # included) runs on another core. Where ISA-L is installed (`libisal-dev`), a second build with
