@@ -39,7 +39,10 @@ final class SQLiteWriter {
     self.path = path
     isCohort = cohort
     var handle: OpaquePointer?
-    let status = sqlite3_open_v2(file.temporaryPath, &handle, SQLITE_OPEN_READWRITE, nil)
+    // Used from one thread only (a cohort's exports are delivered in turn on the calling
+    // thread): no mutex around each call.
+    let status = sqlite3_open_v2(
+      file.temporaryPath, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
     database = handle
     guard status == SQLITE_OK else {
       let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
