@@ -123,6 +123,14 @@ field() { echo "$output" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }
 # The raw steps of `stepkit steps --format csv` output: the raw_steps column summed.
 csv_raw_steps() { awk -F, 'NR > 1 { s += $4 } END { printf "%.0f", s }' "$1"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+# `sh -c "$sqlite_run" STEPKIT DB EXPORT`: `stepkit sqlite EXPORT DB` into a new DB (the shell
+# removes the last one, then becomes stepkit, so GNU time measures stepkit alone).
+# shellcheck disable=SC2016
+sqlite_run='rm -f "$1"; exec "$0" sqlite "$2" "$1" --quiet'
+# The rows of every table of $work/sqlite.db.
+db_rows() {
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(sum(c.execute(f'select count(*) from [{t}]').fetchone()[0] for (t,) in c.execute(\"select name from sqlite_master where type='table'\")))" "$work/sqlite.db"
+}
 
 rows=()
 # row TOOL INPUT SECONDS XML_BYTES RECORDS RSS_KIB CHECK
@@ -222,6 +230,15 @@ for shape in $shapes; do
     measure /dev/null healthkit-to-sqlite --silent --xml "$hk_xml" "$work/hk.db"
     hk_records=$(python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(sum(c.execute(f'select count(*) from [{t}]').fetchone()[0] for (t,) in c.execute(\"select name from sqlite_master where type='table' and name like 'r%'\")))" "$work/hk.db")
     row "healthkit-to-sqlite 1.0.1 (\`--xml\`)" "first $((hk_bytes / 1000000)) MB of export.xml" "$seconds" "$hk_bytes" "$hk_records" "$rss_kib" "writes SQLite"
+    hk_s="$seconds"
+    # `stepkit sqlite`: the whole export into SQLite, on the same prefix and on the whole file;
+    # records/s is the rows written (every table) per second.
+    median "$work/sqlite.txt" sh -c "$sqlite_run" "$bin/stepkit" "$work/sqlite.db" "$hk_xml"
+    row "**StepKit** \`stepkit sqlite\` (whole export)" "first $((hk_bytes / 1000000)) MB of export.xml" "$seconds" "$hk_bytes" "$(db_rows)" "$rss_kib" "$(db_rows) rows"
+    sqlite_prefix_s="$seconds"
+    median "$work/sqlite.txt" sh -c "$sqlite_run" "$bin/stepkit" "$work/sqlite.db" "$xml"
+    row "**StepKit** \`stepkit sqlite\` (whole export)" "export.xml" "$seconds" "$xml_bytes" "$(db_rows)" "$rss_kib" "$(db_rows) rows"
+    sqlite_s="$seconds"
   fi
 
   {
@@ -234,6 +251,7 @@ for shape in $shapes; do
     echo "|---|---|---:|---:|---:|---:|---|"
     printf '%s\n' "${rows[@]}"
     echo
+    [ -n "$lxml_s" ] && echo "- \`stepkit sqlite\` on the same prefix: $(awk -v a="$hk_s" -v b="$sqlite_prefix_s" 'BEGIN { printf "%.0f", a / b }')× healthkit-to-sqlite; on the whole export.xml, $(awk -v b="$xml_bytes" -v s="$sqlite_s" -v h="$hk_bytes" -v t="$hk_s" 'BEGIN { printf "%.0f", (b / s) / (h / t) }')× its MB/s."
     [ -n "$lxml_s" ] && echo "- StepKit on export.xml: $(awk -v a="$lxml_s" -v b="$ours_xml" 'BEGIN { printf "%.1f", a / b }')× the lxml job on $(nproc) cores, $(awk -v a="$lxml_s" -v b="$ours_xml_one" 'BEGIN { printf "%.1f", a / b }')× on one."
     echo "- StepKit on export.zip: $(awk -v r="$inflate_ratio" 'BEGIN { printf "%.0f", 100 * r }')% of the bare zlib inflate loop's speed (median of $runs rounds' ratios; of the medians: $(awk -v a="$inflate_s" -v b="$ours_zip" 'BEGIN { printf "%.0f", 100 * a / b }')%)."
     [ -n "$ours_isal" ] && echo "- StepKit on export.zip with ISA-L: $(awk -v r="$isal_ratio" 'BEGIN { printf "%.2f", r }')× the zlib build (median of $runs rounds' ratios; of the medians: $(awk -v a="$ours_zip" -v b="$ours_isal" 'BEGIN { printf "%.2f", a / b }')×)."
