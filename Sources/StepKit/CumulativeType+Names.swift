@@ -55,6 +55,7 @@ extension CumulativeType {
     "NumberOfTimesFallen": ("Number of Times Fallen", "摔倒次数", "跌倒次數"),
     "InhalerUsage": ("Inhaler Usage", "吸入器使用情况", "吸入器使用情況"),
     "NumberOfAlcoholicBeverages": ("Number of Alcoholic Beverages", "酒精饮料数", "酒精飲料數"),
+    // Discrete, so not a CumulativeType StepKit knows; named for the error that refuses it.
     "UVExposure": ("UV Index", "紫外线指数", "紫外線指數"),
     "TimeInDaylight": ("Time in Daylight", "日光下时间", "日光下時間"),
     "DietaryEnergyConsumed": ("Dietary Energy", "膳食能量", "膳食能量"),

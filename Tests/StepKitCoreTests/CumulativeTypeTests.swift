@@ -12,7 +12,9 @@ struct CumulativeTypeTests {
     #expect(CumulativeType(named: "steps") == .stepCount)
     #expect(CumulativeType(named: "distanceCycling")?.unit == .metres)
     #expect(CumulativeType(named: "appleExerciseTime")?.unit == .minutes)
-    #expect(CumulativeType(named: "UVExposure")?.shortName == "UVExposure")
+    #expect(
+      CumulativeType(identifier: "HKQuantityTypeIdentifierUVExposure", unit: .count).shortName == "UVExposure"
+    )
     #expect(CumulativeType(named: "heartRate") == nil)
     #expect(CumulativeType(identifier: "HKQuantityTypeIdentifierHeartRate") == nil)
     #expect(CumulativeType.activeEnergyBurned.shortName == "activeEnergyBurned")
@@ -35,5 +37,19 @@ struct CumulativeTypeTests {
     #expect(abs(CanonicalUnit.minutes.factor("s")! * 90 - 1.5) < 1e-12)
     #expect(CanonicalUnit.grams.factor("mg") == 0.001)
     #expect(CanonicalUnit.millilitres.factor("L") == 1000)
+  }
+
+  /// HealthKit's discrete quantity types that are counts, times or energies like cumulative
+  /// ones, from the comments of Apple's `HKTypeIdentifiers.h` ("Discrete"): none of them is
+  /// summed over a day.
+  @Test(
+    "Discrete types that look cumulative are not summed",
+    arguments: [
+      "UVExposure", "BodyMassIndex", "BloodAlcoholContent", "HeartRate", "RestingHeartRate", "BodyMass",
+      "AppleSleepingBreathingDisturbances",
+    ])
+  func discreteTypes(name: String) {
+    #expect(CumulativeType(named: name) == nil)
+    #expect(CumulativeType(identifier: "HKQuantityTypeIdentifier" + name) == nil)
   }
 }

@@ -128,7 +128,7 @@ public struct CumulativeType: Sendable, Hashable, Codable, CustomStringConvertib
     for prefix in Self.identifierPrefixes where identifier.hasPrefix(prefix) {
       let rest = identifier.dropFirst(prefix.count)
       guard let first = rest.first else { break }
-      // `UVExposure` stays as it is; `ActiveEnergyBurned` becomes `activeEnergyBurned`.
+      // `UVExposure` would stay as it is; `ActiveEnergyBurned` becomes `activeEnergyBurned`.
       let second = rest.dropFirst().first
       if second?.isUppercase == true { return String(rest) }
       return first.lowercased() + rest.dropFirst()
@@ -182,7 +182,10 @@ public struct CumulativeType: Sendable, Hashable, Codable, CustomStringConvertib
     identifier: "HKQuantityTypeIdentifierFlightsClimbed", unit: .count)
 
   /// Every cumulative quantity type HealthKit defines (iOS 18), in the order
-  /// the Health app's Activity category roughly lists them.
+  /// the Health app's Activity category roughly lists them; all but insulin
+  /// delivery, whose international units (IU) have no canonical unit here yet.
+  /// UV exposure is a count but discrete (`HKTypeIdentifiers.h`: "Scalar(Count),
+  /// Discrete"): a day's UV index readings are not added up.
   public static let known: [CumulativeType] = {
     func q(_ name: String, _ unit: CanonicalUnit) -> CumulativeType {
       CumulativeType(identifier: "HKQuantityTypeIdentifier" + name, unit: unit)
@@ -195,7 +198,7 @@ public struct CumulativeType: Sendable, Hashable, Codable, CustomStringConvertib
       q("DistancePaddleSports", .metres), q("DistanceRowing", .metres), q("DistanceSkatingSports", .metres),
       q("PushCount", .count), q("SwimmingStrokeCount", .count), q("NikeFuel", .count),
       q("NumberOfTimesFallen", .count), q("InhalerUsage", .count), q("NumberOfAlcoholicBeverages", .count),
-      q("UVExposure", .count), q("TimeInDaylight", .minutes),
+      q("TimeInDaylight", .minutes),
       q("DietaryEnergyConsumed", .kilocalories), q("DietaryWater", .millilitres),
     ]
     let nutrients = [

@@ -83,7 +83,10 @@ struct CompletionHandlerTests {
         }
       case 7: counter.mostRecentMeasurement(of: invalid ? .steps : .bodyMass, queue: queue) { _ in done() }
       case 8:
-        let type = invalid ? CumulativeType(named: "UVExposure")! : .basalEnergyBurned
+        let type =
+          invalid
+          ? CumulativeType(identifier: "HKQuantityTypeIdentifierUVExposure", unit: .count)
+          : .basalEnergyBurned
         counter.total(of: type, in: interval, queue: queue) { _ in done() }
       case 9: counter.todayDistance(queue: queue) { _ in done() }
       default: counter.distance(in: interval, queue: queue) { _ in done() }

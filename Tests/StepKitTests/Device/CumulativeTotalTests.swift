@@ -186,7 +186,7 @@
         try await fresh.total(of: .activeEnergyBurned, in: day)
       }
       // A type HealthKit does not sum is refused before HealthKit would raise.
-      let uv = CumulativeType(named: "UVExposure")!
+      let uv = CumulativeType(identifier: "HKQuantityTypeIdentifierUVExposure", unit: .count)
       await #expect(throws: StepKitError.unsupportedQuantityType(uv)) {
         try await counter.total(of: uv, in: day)
       }
