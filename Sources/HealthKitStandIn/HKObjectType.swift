@@ -31,6 +31,8 @@ public struct HKQuantityTypeIdentifier: RawRepresentable, Hashable, Sendable {
   public static let flightsClimbed = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierFlightsClimbed")
   /// UV exposure (count, discrete).
   public static let uvExposure = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierUVExposure")
+  /// Insulin delivered (IU, cumulative; iOS 11).
+  public static let insulinDelivery = HKQuantityTypeIdentifier("HKQuantityTypeIdentifierInsulinDelivery")
 }
 
 /// A characteristic type identifier (`HKCharacteristicTypeIdentifier`).
@@ -125,6 +127,7 @@ public class HKQuantityType: HKSampleType {
     case .energy?: return HKUnit.joule()
     case .time?: return HKUnit.second()
     case .volume?: return HKUnit.liter()
+    case .pharmacology?: return HKUnit.internationalUnit()
     }
   }
 
@@ -153,6 +156,7 @@ public class HKQuantityType: HKSampleType {
     add(.energy, cumulative: true, ["ActiveEnergyBurned", "BasalEnergyBurned", "DietaryEnergyConsumed"])
     add(.time, cumulative: true, ["AppleExerciseTime", "AppleMoveTime", "AppleStandTime", "TimeInDaylight"])
     add(.volume, cumulative: true, ["DietaryWater"])
+    add(.pharmacology, cumulative: true, ["InsulinDelivery"])
     add(
       .mass, cumulative: true,
       [

@@ -30,9 +30,9 @@ public enum HKMetricPrefix: Int, Sendable {
 }
 
 /// A unit (`HKUnit`): the counts, lengths, masses, temperatures, energies,
-/// times and volumes StepKit uses.
+/// times, volumes and international units StepKit uses.
 public class HKUnit: NSObject {
-  enum Dimension: Sendable { case count, length, mass, temperature, energy, time, volume }
+  enum Dimension: Sendable { case count, length, mass, temperature, energy, time, volume, pharmacology }
 
   /// The unit's string (`count`, `m`, `km`, `kg`, `degC`, `kcal`, …).
   public let unitString: String
@@ -109,6 +109,10 @@ public class HKUnit: NSObject {
   /// Litres with a prefix (`mL`).
   public class func literUnit(with prefix: HKMetricPrefix) -> Self {
     Self(unitString: prefix.symbol + "L", dimension: .volume, factor: prefix.factor)
+  }
+  /// International units (`IU`; iOS 11): insulin, compatible with no other unit.
+  public class func internationalUnit() -> Self {
+    Self(unitString: "IU", dimension: .pharmacology, factor: 1)
   }
 }
 

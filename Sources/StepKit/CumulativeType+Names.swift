@@ -60,6 +60,7 @@ extension CumulativeType {
     "TimeInDaylight": ("Time in Daylight", "日光下时间", "日光下時間"),
     "DietaryEnergyConsumed": ("Dietary Energy", "膳食能量", "膳食能量"),
     "DietaryWater": ("Water", "水", "水"),
+    "InsulinDelivery": ("Insulin Delivery", "胰岛素输注", "胰島素輸注"),
     "DietaryBiotin": ("Biotin", "生物素", "生物素"),
     "DietaryCaffeine": ("Caffeine", "咖啡因", "咖啡因"),
     "DietaryCalcium": ("Calcium", "钙", "鈣"),

@@ -37,6 +37,10 @@ struct CumulativeTypeTests {
     #expect(abs(CanonicalUnit.minutes.factor("s")! * 90 - 1.5) < 1e-12)
     #expect(CanonicalUnit.grams.factor("mg") == 0.001)
     #expect(CanonicalUnit.millilitres.factor("L") == 1000)
+    #expect(CanonicalUnit.internationalUnits.factor("IU") == 1)
+    #expect(CanonicalUnit.internationalUnits.factor("mg") == nil)
+    #expect(CanonicalUnit.grams.factor("IU") == nil)
+    #expect(CumulativeType(named: "insulinDelivery")?.unit == .internationalUnits)
   }
 
   /// HealthKit's discrete quantity types that are counts, times or energies like cumulative

@@ -83,4 +83,25 @@ struct TotalsCommandTests {
     )
     #expect(result.standardOutput.contains("HKQuantityTypeIdentifierHeartRate,heartRate,,1\n"))
   }
+
+  /// Insulin delivery is cumulative in international units (HKTypeIdentifiers.h:
+  /// "Pharmacology (IU) Cumulative"); UV exposure is a count but discrete.
+  @Test("Insulin is summed in IU, typed-in doses out; UV exposure is refused, not summed")
+  func insulinAndUV() throws {
+    // Loop: 1.5 IU (08:00-08:30) + a 4 IU bolus = 5.5; the typed-in 6 IU is out, in raw.
+    let insulin = try StepkitRunner.run([
+      "totals", "insulin-and-uv.xml", "--type", "insulinDelivery", "--format", "csv",
+    ])
+    #expect(insulin.exitCode == 0)
+    #expect(insulin.standardOutput == Self.header + "2024-03-01,5.50,11.50\n")
+    let list = try StepkitRunner.run(["totals", "insulin-and-uv.xml", "--list", "--format", "csv"])
+    #expect(list.standardOutput.contains("HKQuantityTypeIdentifierInsulinDelivery,insulinDelivery,IU,3\n"))
+    // Listed without a unit, as every type that is not summed: 7 + 8 would be no UV index.
+    #expect(list.standardOutput.contains("HKQuantityTypeIdentifierUVExposure,UVExposure,,2\n"))
+    let uv = try StepkitRunner.run([
+      "totals", "insulin-and-uv.xml", "--type", "UVExposure", "--format", "csv",
+    ])
+    #expect(uv.exitCode != 0)
+    #expect(uv.standardOutput.isEmpty)
+  }
 }

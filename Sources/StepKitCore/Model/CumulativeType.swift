@@ -13,13 +13,15 @@ public enum CanonicalUnit: String, Sendable, Hashable, CaseIterable, Codable {
   case grams = "g"
   /// Millilitres: water.
   case millilitres = "mL"
+  /// International units: insulin delivery (HealthKit's `IU`).
+  case internationalUnits = "IU"
 
   /// How many decimals outputs print values of this unit with: whole counts
   /// and metres (as `distance_m`), two decimals for the others.
   public var outputDecimals: Int {
     switch self {
     case .count, .metres: return 0
-    case .kilocalories, .minutes, .grams, .millilitres: return 2
+    case .kilocalories, .minutes, .grams, .millilitres, .internationalUnits: return 2
     }
   }
 
@@ -75,6 +77,9 @@ public enum CanonicalUnit: String, Sendable, Hashable, CaseIterable, Codable {
       if Self.matches(unit, "cup_us") { return 236.588_236_5 }
       if Self.matches(unit, "cup_imp") { return 284.130_625 }
       return nil
+    case .internationalUnits:
+      // A unit of its own: an IU of insulin is no fixed mass.
+      return Self.matches(unit, "IU") ? 1 : nil
     }
   }
 
@@ -182,9 +187,7 @@ public struct CumulativeType: Sendable, Hashable, Codable, CustomStringConvertib
     identifier: "HKQuantityTypeIdentifierFlightsClimbed", unit: .count)
 
   /// Every cumulative quantity type HealthKit defines (iOS 18), in the order
-  /// the Health app's Activity category roughly lists them; all but insulin
-  /// delivery, whose international units (IU) have no canonical unit here yet.
-  /// UV exposure is a count but discrete (`HKTypeIdentifiers.h`: "Scalar(Count),
+  /// the Health app's Activity category roughly lists them. UV exposure is a count but discrete (`HKTypeIdentifiers.h`: "Scalar(Count),
   /// Discrete"): a day's UV index readings are not added up.
   public static let known: [CumulativeType] = {
     func q(_ name: String, _ unit: CanonicalUnit) -> CumulativeType {
@@ -200,6 +203,7 @@ public struct CumulativeType: Sendable, Hashable, Codable, CustomStringConvertib
       q("NumberOfTimesFallen", .count), q("InhalerUsage", .count), q("NumberOfAlcoholicBeverages", .count),
       q("TimeInDaylight", .minutes),
       q("DietaryEnergyConsumed", .kilocalories), q("DietaryWater", .millilitres),
+      q("InsulinDelivery", .internationalUnits),
     ]
     let nutrients = [
       "Biotin", "Caffeine", "Calcium", "Carbohydrates", "Chloride", "Cholesterol", "Chromium", "Copper",

@@ -149,6 +149,30 @@
         days.days.count == 2 && abs(days.days[0].value - 50) < 1e-9 && abs(days.days[1].value - 10) < 1e-9)
     }
 
+    @Test("insulin in international units: a pump app's basal and bolus, the typed-in dose left out")
+    func insulin() async throws {
+      let loop = HealthStoreSimulation.Origin(name: "Loop", bundleIdentifier: "com.example.loop")
+      let store = HealthFixture.Store()
+      try add(
+        store, .insulinDelivery, 1.5, .internationalUnit(), "2026-11-29T08:00:00+08:00",
+        "2026-11-29T08:30:00+08:00", loop)
+      try add(
+        store, .insulinDelivery, 4, .internationalUnit(), "2026-11-29T12:00:00+08:00",
+        "2026-11-29T12:00:00+08:00", loop)
+      try add(
+        store, .insulinDelivery, 6, .internationalUnit(), "2026-11-29T19:00:00+08:00",
+        "2026-11-29T19:00:00+08:00", .healthApp, userEntered: true)
+      let insulin = try #require(CumulativeType(named: "insulinDelivery"))
+      try await store.authorize(AuthorizationRequest(read: [], cumulative: [insulin]))
+      // 1.5 + 4 = 5.5 IU; the typed-in 6 IU only under `.all`.
+      let day = try HealthFixture.interval(Self.nov29, Self.nov30)
+      let total = try await counter(store).total(of: insulin, in: day)
+      #expect(abs(total.value - 5.5) < 1e-9 && total.type.unit == .internationalUnits)
+      let all = try await counter(store, policy: .all).total(of: insulin, in: day)
+      #expect(abs(all.value - 11.5) < 1e-9)
+      #expect(!HKQuantityType(.insulinDelivery).is(compatibleWith: .gram()))
+    }
+
     @Test("the stand-in checks units per type as HealthKit does: time for exercise, a count for flights")
     func unitDimensions() {
       let exercise = HKQuantityType(.appleExerciseTime)

@@ -12,7 +12,7 @@ import Foundation
 // canonical unit.
 extension HealthKitStepSource {
   /// HealthKit's unit for a canonical unit: the one place StepKit turns
-  /// kcal, m, count, min, g and mL into `HKUnit`s.
+  /// kcal, m, count, min, g, mL and IU into `HKUnit`s.
   ///
   /// - Parameter unit: The canonical unit.
   /// - Returns: The matching `HKUnit`.
@@ -24,6 +24,7 @@ extension HealthKitStepSource {
     case .minutes: return .minute()
     case .grams: return .gram()
     case .millilitres: return .literUnit(with: .milli)
+    case .internationalUnits: return .internationalUnit()
     }
   }
 
