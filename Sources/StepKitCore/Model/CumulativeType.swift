@@ -187,8 +187,9 @@ public struct CumulativeType: Sendable, Hashable, Codable, CustomStringConvertib
     identifier: "HKQuantityTypeIdentifierFlightsClimbed", unit: .count)
 
   /// Every cumulative quantity type HealthKit defines (iOS 18), in the order
-  /// the Health app's Activity category roughly lists them. UV exposure is a count but discrete (`HKTypeIdentifiers.h`: "Scalar(Count),
-  /// Discrete"): a day's UV index readings are not added up.
+  /// the Health app's Activity category roughly lists them. UV exposure is a
+  /// count but discrete (`HKTypeIdentifiers.h`: "Scalar(Count), Discrete"):
+  /// a day's UV index readings are not added up.
   public static let known: [CumulativeType] = {
     func q(_ name: String, _ unit: CanonicalUnit) -> CumulativeType {
       CumulativeType(identifier: "HKQuantityTypeIdentifier" + name, unit: unit)
