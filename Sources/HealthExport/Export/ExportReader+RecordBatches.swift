@@ -17,13 +17,13 @@ extension ExportReader {
         try forEachRecord(source: transfer.value, ofTypes: filter, entryName: entryName, progress: progress) {
           guard let filling = batch else { throw RecordBatchesStopped() }
           filling.append($0)
-          if filling.bytes.count >= batches.batchBytes {
+          if filling.byteCount >= batches.batchBytes {
             batches.handOver(filling)
             batch = batches.takeEmpty()
           }
         }
       }
-      if let batch, !batch.records.isEmpty { batches.handOver(batch) }
+      if let batch, !batch.isEmpty { batches.handOver(batch) }
       batches.finish(result)
     }
     guard let reader else {
