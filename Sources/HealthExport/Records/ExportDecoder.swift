@@ -793,7 +793,7 @@ struct ExportDecoder: ~Copyable {
           UnsafeBufferPointer(
             start: scanner.buffer + attribute.nameStart, count: attribute.nameEnd - attribute.nameStart))
         if legacySource == nil, scanner.attributeNameIs(attribute, "source") { legacySource = value }
-        arena.others.append(contentsOf: [name.0, name.1, value.0, value.1])
+        arena.appendOther(name: name, value: value)
       }
     }
     if arena.others.count > 4 {
@@ -891,7 +891,7 @@ struct ExportDecoder: ~Copyable {
     }
     guard let key else { return dropPendingElement(.missingAttribute("key")) }
     let valueSpan = value ?? (key.1, key.1)
-    arena.metadata.append(contentsOf: [key.0, key.1, valueSpan.0, valueSpan.1])
+    arena.appendMetadata(key: key, value: valueSpan)
   }
 
   /// Reports the pending record as invalid at the current child tag.

@@ -178,6 +178,23 @@ final class RecordArena {
     capacity = newCapacity
   }
 
+  /// Adds a metadata entry: its key's and its value's spans.
+  @inline(__always)
+  func appendMetadata(key: (Int, Int), value: (Int, Int)) { Self.append(key, value, to: &metadata) }
+
+  /// Adds an attribute outside the known fields: its name's and its value's spans.
+  @inline(__always)
+  func appendOther(name: (Int, Int), value: (Int, Int)) { Self.append(name, value, to: &others) }
+
+  /// Four words in one access, with no array made for them.
+  @inline(__always)
+  private static func append(_ first: (Int, Int), _ second: (Int, Int), to spans: inout [Int]) {
+    spans.append(first.0)
+    spans.append(first.1)
+    spans.append(second.0)
+    spans.append(second.1)
+  }
+
   /// Sets `field`'s span.
   @inline(__always)
   func set(_ field: RawRecord.Field, _ span: (Int, Int)) {
