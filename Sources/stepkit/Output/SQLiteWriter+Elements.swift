@@ -7,16 +7,6 @@ extension SQLiteWriter {
   /// and `<Me>`; with `cohort`, each led by the export id.
   static func elementTables(cohort: Bool) -> String {
     let export = cohort ? "\n  export TEXT NOT NULL REFERENCES exports (export)," : ""
-    let origin = """
-      source TEXT NOT NULL,
-        source_version TEXT,
-        device_name TEXT,
-        device_manufacturer TEXT,
-        device_model TEXT,
-        device_hardware TEXT,
-        device_software TEXT,
-        creation_date TEXT
-      """
     return """
       CREATE TABLE IF NOT EXISTS workouts (
         id INTEGER PRIMARY KEY,\(export)
@@ -30,7 +20,7 @@ extension SQLiteWriter {
         distance_m REAL,
         energy_kcal REAL,
         route_path TEXT,
-        \(origin),
+        \(originColumns),
         metadata TEXT
       );
       CREATE TABLE IF NOT EXISTS workout_statistics (
@@ -71,7 +61,7 @@ extension SQLiteWriter {
         end TEXT NOT NULL,
         utc_offset INTEGER NOT NULL,
         local_date TEXT NOT NULL,
-        \(origin),
+        \(originColumns),
         metadata TEXT
       );
       CREATE TABLE IF NOT EXISTS correlation_records (
@@ -83,7 +73,7 @@ extension SQLiteWriter {
         start TEXT,
         end TEXT,
         utc_offset INTEGER,
-        \(origin.replacingOccurrences(of: "source TEXT NOT NULL", with: "source TEXT")),
+        \(originColumns.replacingOccurrences(of: "source TEXT NOT NULL", with: "source TEXT")),
         metadata TEXT
       );
       CREATE TABLE IF NOT EXISTS me (\(export.isEmpty ? "" : "\n  export TEXT PRIMARY KEY REFERENCES exports (export),")
@@ -96,6 +86,20 @@ extension SQLiteWriter {
 
       """
   }
+
+  /// Where a row came from: its source, the source's version, the device and the creation
+  /// date, as `records`, `workouts` and `correlations` each list them (on lines of their own,
+  /// two spaces in, after the first).
+  static let originColumns = """
+    source TEXT NOT NULL,
+      source_version TEXT,
+      device_name TEXT,
+      device_manufacturer TEXT,
+      device_model TEXT,
+      device_hardware TEXT,
+      device_software TEXT,
+      creation_date TEXT
+    """
 
   /// The indexes of the element tables, made once every row is in.
   static func elementIndexes(cohort: Bool) -> String {
@@ -189,10 +193,7 @@ final class ElementRows {
     number(s, &c, Self.distanceMetres(workout))
     number(s, &c, Self.energyKilocalories(workout))
     text(s, &c, workout.routes.lazy.compactMap(\.filePath).first)
-    origin(s, &c, workout.origin)
-    text(s, &c, Self.json(workout.metadata))
-    try writer.step(s)
-    let id = sqlite3_last_insert_rowid(writer.database)
+    let id = try parent(s, &c, origin: workout.origin, metadata: Self.json(workout.metadata))
     for item in workout.statistics {
       var c = child(statistics, id)
       text(statistics, &c, item.type)
@@ -234,10 +235,7 @@ final class ElementRows {
     var c = leading(s)
     text(s, &c, item.type)
     span(s, &c, item.start, item.end)
-    origin(s, &c, item.origin)
-    text(s, &c, Self.json(item.metadata))
-    try writer.step(s)
-    let id = sqlite3_last_insert_rowid(writer.database)
+    let id = try parent(s, &c, origin: item.origin, metadata: Self.json(item.metadata))
     for record in item.records {
       var c = child(member, id)
       text(member, &c, record.type)
@@ -258,6 +256,17 @@ final class ElementRows {
       text(member, &c, Self.json(record.metadata))
       try writer.step(member)
     }
+  }
+
+  /// Ends a workout's or a correlation's row with its origin and metadata, writes it, and
+  /// returns the id its children's rows name.
+  private func parent(
+    _ statement: OpaquePointer?, _ column: inout Int32, origin: ExportOrigin, metadata: String?
+  ) throws(OutputFileError) -> Int64 {
+    self.origin(statement, &column, origin)
+    text(statement, &column, metadata)
+    try writer.step(statement)
+    return sqlite3_last_insert_rowid(writer.database)
   }
 
   // MARK: - Columns
@@ -284,20 +293,12 @@ final class ElementRows {
   }
 
   private func number(_ statement: OpaquePointer?, _ column: inout Int32, _ value: Double?) {
-    if let value {
-      sqlite3_bind_double(statement, column, value)
-    } else {
-      sqlite3_bind_null(statement, column)
-    }
+    writer.bind(statement, column, value)
     column += 1
   }
 
   private func integer(_ statement: OpaquePointer?, _ column: inout Int32, _ value: Int64?) {
-    if let value {
-      sqlite3_bind_int64(statement, column, value)
-    } else {
-      sqlite3_bind_null(statement, column)
-    }
+    writer.bind(statement, column, value)
     column += 1
   }
 

@@ -17,14 +17,7 @@ extension SQLiteWriter {
       end TEXT NOT NULL,
       utc_offset INTEGER NOT NULL,
       local_date TEXT NOT NULL,
-      source TEXT NOT NULL,
-      source_version TEXT,
-      device_name TEXT,
-      device_manufacturer TEXT,
-      device_model TEXT,
-      device_hardware TEXT,
-      device_software TEXT,
-      creation_date TEXT,
+      \(originColumns),
       metadata TEXT
     );
     """

@@ -364,9 +364,24 @@ final class SQLiteWriter {
     try step(insert)
   }
 
-  private func bind(_ statement: OpaquePointer?, _ index: Int32, _ value: Double?) {
+  /// Binds `value`, or NULL for `nil`.
+  func bind(_ statement: OpaquePointer?, _ index: Int32, _ value: Double?) {
+    bind(statement, index, value, sqlite3_bind_double)
+  }
+
+  /// Binds `value`, or NULL for `nil`.
+  func bind(_ statement: OpaquePointer?, _ index: Int32, _ value: Int64?) {
+    bind(statement, index, value, sqlite3_bind_int64)
+  }
+
+  /// Binds `value` with `bindValue`, or NULL for `nil`: the one place that says what a
+  /// missing number becomes.
+  private func bind<Value>(
+    _ statement: OpaquePointer?, _ index: Int32, _ value: Value?,
+    _ bindValue: (OpaquePointer?, Int32, Value) -> Int32
+  ) {
     if let value {
-      sqlite3_bind_double(statement, index, value)
+      _ = bindValue(statement, index, value)
     } else {
       sqlite3_bind_null(statement, index)
     }
