@@ -167,6 +167,15 @@ public class HKStatisticsCollection: NSObject {
   }
 }
 
+/// What HealthKit checks as a statistics or statistics-collection query is created: a sum of a
+/// discrete type raises an NSInvalidArgumentException, a trap here.
+private func checkStatisticsOptions(_ options: HKStatisticsOptions, of quantityType: HKQuantityType) {
+  precondition(
+    !options.contains(.cumulativeSum) || quantityType.aggregationStyle == .cumulative,
+    "Statistics option HKStatisticsOptionCumulativeSum is not compatible with discrete data type "
+      + quantityType.identifier)
+}
+
 /// One merged statistic over the predicate's interval (`HKStatisticsQuery`).
 public class HKStatisticsQuery: HKQuery {
   let quantityType: HKQuantityType
@@ -178,11 +187,7 @@ public class HKStatisticsQuery: HKQuery {
     quantityType: HKQuantityType, quantitySamplePredicate: NSPredicate?, options: HKStatisticsOptions = [],
     completionHandler handler: @escaping @Sendable (HKStatisticsQuery, HKStatistics?, (any Error)?) -> Void
   ) {
-    // HealthKit raises an NSInvalidArgumentException here.
-    precondition(
-      !options.contains(.cumulativeSum) || quantityType.aggregationStyle == .cumulative,
-      "Statistics option HKStatisticsOptionCumulativeSum is not compatible with discrete data type "
-        + quantityType.identifier)
+    checkStatisticsOptions(options, of: quantityType)
     self.quantityType = quantityType
     self.options = options
     self.handler = handler
@@ -206,6 +211,9 @@ public class HKStatisticsQuery: HKQuery {
   }
 }
 
+// Its initializer and start are shaped like the sample queries', alike on purpose: the stand-in
+// mirrors HealthKit's classes one for one; what they share is `HealthStoreSimulation.answer`.
+
 /// Merged statistics per calendar interval (`HKStatisticsCollectionQuery`).
 public class HKStatisticsCollectionQuery: HKQuery {
   /// Where intervals are anchored.
@@ -225,11 +233,7 @@ public class HKStatisticsCollectionQuery: HKQuery {
     quantityType: HKQuantityType, quantitySamplePredicate: NSPredicate?, options: HKStatisticsOptions = [],
     anchorDate: Date, intervalComponents: DateComponents
   ) {
-    // HealthKit raises an NSInvalidArgumentException here.
-    precondition(
-      !options.contains(.cumulativeSum) || quantityType.aggregationStyle == .cumulative,
-      "Statistics option HKStatisticsOptionCumulativeSum is not compatible with discrete data type "
-        + quantityType.identifier)
+    checkStatisticsOptions(options, of: quantityType)
     self.quantityType = quantityType
     self.options = options
     self.anchorDate = anchorDate
