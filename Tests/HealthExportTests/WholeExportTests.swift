@@ -5,39 +5,24 @@ import Testing
 @testable import ExportGenerator
 @testable import HealthExport
 
-#if canImport(FoundationXML)
-  import FoundationXML
-#endif
-
 /// One top-level `<Record>` as both readers see it: every attribute by name, and the metadata in order.
 private struct ReadRecord: Hashable {
   var attributes: [String: String]
   var metadata: [String]
 }
 
-/// The independent reference: Foundation's `XMLParser` (libxml2), with the
-/// validity rules written out from the documentation of ``ExportReader/forEachElement(in:progress:_:)``.
-private final class ReferenceReader: NSObject, XMLParserDelegate {
+/// The independent reference: Foundation's `XMLParser` (libxml2, ``ReferenceXMLRecords``), with
+/// the validity rules written out from the documentation of ``ExportReader/forEachElement(in:progress:_:)``.
+private struct ReferenceReader {
   var valid: [ReadRecord] = []
   var invalid = 0
-  private var depth = 0
-  private var current: ReadRecord?
-  private var failure: Error?
 
   static func read(_ data: Data) throws -> ReferenceReader {
-    let reader = ReferenceReader()
-    // swift-corelibs-foundation's XMLParser crashes on the `<!ATTLIST …>` of an
-    // export's internal DTD: it is cut out as text first (it declares, it holds no records).
-    var text = String(decoding: data, as: UTF8.self)
-    if let doctype = text.range(of: "<!DOCTYPE"),
-      let end = text.range(of: "]>", range: doctype.upperBound..<text.endIndex)
-    {
-      text.removeSubrange(doctype.lowerBound..<end.upperBound)
-    }
-    let parser = XMLParser(data: Data(text.utf8))
-    parser.delegate = reader
-    guard parser.parse() else {
-      throw parser.parserError ?? reader.failure ?? CocoaError(.fileReadCorruptFile)
+    var reader = ReferenceReader()
+    for record in try ReferenceXMLRecords.read(String(decoding: data, as: UTF8.self)) {
+      let read = ReadRecord(
+        attributes: record.attributes, metadata: record.metadata.map { "\($0.key)=\($0.value)" })
+      if isValid(read.attributes) { reader.valid.append(read) } else { reader.invalid += 1 }
     }
     return reader
   }
@@ -49,28 +34,7 @@ private final class ReferenceReader: NSObject, XMLParserDelegate {
     return formatter
   }()
 
-  func parser(
-    _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-    attributes: [String: String] = [:]
-  ) {
-    depth += 1
-    if depth == 2, name == "Record" {
-      current = ReadRecord(attributes: attributes, metadata: [])
-    } else if depth == 3, name == "MetadataEntry", current != nil {
-      current?.metadata.append("\(attributes["key"] ?? "")=\(attributes["value"] ?? "")")
-    }
-  }
-
-  func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?)
-  {
-    if depth == 2, let record = current {
-      current = nil
-      if isValid(record.attributes) { valid.append(record) } else { invalid += 1 }
-    }
-    depth -= 1
-  }
-
-  private func isValid(_ attributes: [String: String]) -> Bool {
+  private static func isValid(_ attributes: [String: String]) -> Bool {
     guard let type = attributes["type"], attributes["sourceName"] != nil,
       let start = attributes["startDate"].flatMap(Self.formatter.date(from:)),
       let end = attributes["endDate"].flatMap(Self.formatter.date(from:)), end >= start

@@ -3,68 +3,16 @@ import Testing
 
 @testable import ExportGenerator
 
-#if canImport(FoundationXML)
-  import FoundationXML
-#endif
-
 /// The top-level records of an export as Foundation's `XMLParser` (libxml2)
-/// reads them, and the row `stepkit records` should print for each, worked
-/// out here from the attributes by a naive reading of the columns' meaning:
-/// no StepKit code reads, decodes or formats anything here.
-final class ReferenceRecords: NSObject, XMLParserDelegate {
-  struct Record {
-    var attributes: [String: String]
-    var metadata: [(key: String, value: String)] = []
-  }
+/// reads them (``ReferenceXMLRecords``), and the row `stepkit records` should
+/// print for each, worked out here from the attributes by a naive reading of
+/// the columns' meaning: no StepKit code reads, decodes or formats anything here.
+enum ReferenceRecords {
+  typealias Record = ReferenceXMLRecords.Record
 
-  var records: [Record] = []
-  private var depth = 0
-  private var current: Record?
-
-  /// Reads `text`; attribute names with spaces (iOS 8's, which XML does not
-  /// allow) are read with `_` for each space and turned back afterwards.
-  static func read(_ text: String) throws -> ReferenceRecords {
-    var text = text
-    // swift-corelibs-foundation's XMLParser stumbles on an export's internal DTD: cut it out.
-    if let doctype = text.range(of: "<!DOCTYPE"),
-      let end = text.range(of: "]>", range: doctype.upperBound..<text.endIndex)
-    {
-      text.removeSubrange(doctype.lowerBound..<end.upperBound)
-    }
-    let spaced = try NSRegularExpression(pattern: #" ([A-Za-z]+(?: [A-Za-z]+)+)=""#)
-    while let match = spaced.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-      let range = Range(match.range(at: 1), in: text)
-    {
-      text.replaceSubrange(range, with: text[range].replacingOccurrences(of: " ", with: "_"))
-    }
-    let reader = ReferenceRecords()
-    let parser = XMLParser(data: Data(text.utf8))
-    parser.delegate = reader
-    guard parser.parse() else { throw parser.parserError ?? CocoaError(.fileReadCorruptFile) }
-    return reader
-  }
-
-  func parser(
-    _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-    attributes: [String: String] = [:]
-  ) {
-    depth += 1
-    if depth == 2, name == "Record" {
-      var restored: [String: String] = [:]
-      for (key, value) in attributes { restored[key.replacingOccurrences(of: "_", with: " ")] = value }
-      current = Record(attributes: restored)
-    } else if depth == 3, name == "MetadataEntry", current != nil {
-      current?.metadata.append((attributes["key"] ?? "", attributes["value"] ?? ""))
-    }
-  }
-
-  func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?)
-  {
-    if depth == 2, let current {
-      records.append(current)
-      self.current = nil
-    }
-    depth -= 1
+  /// The records of `text`; attribute names with spaces (iOS 8's) are read too.
+  static func read(_ text: String) throws -> [Record] {
+    try ReferenceXMLRecords.read(text, spacedNames: true)
   }
 
   /// `2024-03-01 12:30:00 +0100` or iOS 8's `20150614084300-0700`: the instant and the offset in seconds.
@@ -221,7 +169,7 @@ struct RecordsCommandTests {
 
   /// The reference's records of `type` in `file`.
   static func reference(_ file: URL, type: String) throws -> [ReferenceRecords.Record] {
-    try ReferenceRecords.read(String(contentsOf: file, encoding: .utf8)).records.filter {
+    try ReferenceRecords.read(String(contentsOf: file, encoding: .utf8)).filter {
       $0.attributes["type"] == type
     }
   }
@@ -372,7 +320,7 @@ struct RecordsCommandTests {
   func real(_ name: String) throws {
     let file = StepkitRunner.testsDirectory.deletingLastPathComponent()
       .appendingPathComponent("HealthExportTests/Fixtures/\(name)")
-    let all = try ReferenceRecords.read(String(contentsOf: file, encoding: .utf8)).records
+    let all = try ReferenceRecords.read(String(contentsOf: file, encoding: .utf8))
     for type in Set(all.compactMap { $0.attributes["type"] }) {
       let result = try StepkitRunner.run(["records", file.path, "--type", type, "--quiet"])
       #expect(result.exitCode == 0, "\(result.standardError)")

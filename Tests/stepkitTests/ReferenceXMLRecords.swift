@@ -1,0 +1,1 @@
+../HealthExportTests/ReferenceXMLRecords.swift
