@@ -12,10 +12,7 @@ extension SQLiteWriter {
         id INTEGER PRIMARY KEY,\(export)
         activity_type TEXT NOT NULL,
         activity TEXT NOT NULL,
-        start TEXT NOT NULL,
-        end TEXT NOT NULL,
-        utc_offset INTEGER NOT NULL,
-        local_date TEXT NOT NULL,
+        \(spanColumns),
         duration_min REAL,
         distance_m REAL,
         energy_kcal REAL,
@@ -57,10 +54,7 @@ extension SQLiteWriter {
       CREATE TABLE IF NOT EXISTS correlations (
         id INTEGER PRIMARY KEY,\(export)
         type TEXT NOT NULL,
-        start TEXT NOT NULL,
-        end TEXT NOT NULL,
-        utc_offset INTEGER NOT NULL,
-        local_date TEXT NOT NULL,
+        \(spanColumns),
         \(originColumns),
         metadata TEXT
       );
@@ -86,6 +80,16 @@ extension SQLiteWriter {
 
       """
   }
+
+  /// When a row's sample was: its start and end in UTC, the start's offset and its local
+  /// date, as `records`, `workouts` and `correlations` each list them (on lines of their own,
+  /// two spaces in, after the first).
+  static let spanColumns = """
+    start TEXT NOT NULL,
+      end TEXT NOT NULL,
+      utc_offset INTEGER NOT NULL,
+      local_date TEXT NOT NULL
+    """
 
   /// Where a row came from: its source, the source's version, the device and the creation
   /// date, as `records`, `workouts` and `correlations` each list them (on lines of their own,

@@ -13,10 +13,7 @@ extension SQLiteWriter {
       unit TEXT,
       value REAL,
       value_text TEXT,
-      start TEXT NOT NULL,
-      end TEXT NOT NULL,
-      utc_offset INTEGER NOT NULL,
-      local_date TEXT NOT NULL,
+      \(spanColumns),
       \(originColumns),
       metadata TEXT
     );
