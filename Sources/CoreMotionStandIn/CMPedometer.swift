@@ -25,6 +25,9 @@ open class CMPedometer: NSObject {
     simulator.stopUpdates(pedometerID: pedometerID)
   }
 
+  // One class method per feature, alike on purpose: CMPedometer's API, each a line over the
+  // simulator's `availability`.
+
   /// Whether the device counts steps.
   /// - Returns: `true` when step counting is available.
   open class func isStepCountingAvailable() -> Bool {

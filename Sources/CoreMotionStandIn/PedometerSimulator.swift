@@ -177,6 +177,10 @@ public final class PedometerSimulator: @unchecked Sendable {
   /// The simulated time.
   public var now: Date { withState { $0.now } }
 
+  // Each setting is a property over the locked state, a getter and a setter of one line each,
+  // alike on purpose (as in `HealthStoreSimulation` and StepKit's `SimulatedStepSource`): the
+  // stand-in plays CoreMotion and may share no code with the other stand-in or with StepKit.
+
   /// The pedometer features the device has.
   public var availability: Availability {
     get { withState { $0.availability } }

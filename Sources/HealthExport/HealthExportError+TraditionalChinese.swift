@@ -3,7 +3,7 @@ import Foundation
 // The Traditional Chinese descriptions of HealthExportError (Taiwan, Hong
 // Kong, Macau), case for case with the English and Simplified Chinese ones.
 // The switch has no `default`, so a new case does not compile until it has
-// its Traditional Chinese text.
+// its Traditional Chinese text. Alike in shape with the other languages' on purpose.
 extension HealthExportError {
   var traditionalChineseDescription: String {
     switch self {

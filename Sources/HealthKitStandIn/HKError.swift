@@ -8,6 +8,8 @@ public let HKErrorDomain: String = "com.apple.healthkit"
 public struct HKError: Error, Hashable, CustomNSError, @unchecked Sendable {
   // Safe to share: immutable; `userInfo` holds property-list values (strings, numbers) that are
   // never changed after the error is made, as `NSError`'s own user info is treated.
+  // Alike in shape with other raw-valued enumerations on purpose: each raw value is HealthKit's.
+
   /// The error codes of `HKDefines.h` (iOS 16.5), with their raw values.
   public enum Code: Int, Sendable, Hashable {
     /// No error.
@@ -68,6 +70,8 @@ public struct HKError: Error, Hashable, CustomNSError, @unchecked Sendable {
     (userInfo[NSLocalizedDescriptionKey] as? String) ?? "HealthKit error \(code.rawValue)"
   }
 
+  // A table of HealthKit's messages, alike in shape only with other switches that name a text per case.
+
   /// An error with the message HealthKit gives for the code.
   static func make(_ code: Code) -> HKError {
     let message: String
@@ -90,6 +94,9 @@ public struct HKError: Error, Hashable, CustomNSError, @unchecked Sendable {
       .errorAuthorizationDenied, userInfo: [NSLocalizedDescriptionKey: "Missing \(entitlement) entitlement."])
   }
 }
+
+// HealthKit's enumerations with their raw values, alike in shape on purpose: the stand-in
+// declares each as HealthKit does, and a raw value is what the real framework answers.
 
 /// Share (write) permission for a type (`HKAuthorizationStatus`).
 public enum HKAuthorizationStatus: Int, Sendable {

@@ -3,6 +3,10 @@ import Foundation
 /// The handler an observer query's update handler must call (`HKObserverQueryCompletionHandler`).
 public typealias HKObserverQueryCompletionHandler = () -> Void
 
+// Each query class is HealthKit's, with its own initializer and handler, and starts as every
+// query does (`simulation.answer`), alike on purpose: the stand-in mirrors HealthKit's classes
+// one for one; what they share is `HealthStoreSimulation.answer`.
+
 /// Calls its handler whenever samples of its type change (`HKObserverQuery`).
 public class HKObserverQuery: HKQuery {
   let updateHandler:

@@ -207,6 +207,9 @@ public final class StepCounter: Sendable {
     return try await health.sourceBreakdown(in: interval, policy: policy)
   }
 
+  // Copies the settings it uses before the stream, as `todayStepUpdatesLargerOfBoth` does, alike in
+  // shape only: each stream's task captures its own values, not the counter.
+
   /// Today's steps, now and whenever they change, rolling over at each day
   /// start (``dayStart``; midnight by default) of ``calendar``'s time zone at
   /// that moment: a new day begins with a fresh count even across a DST

@@ -1,7 +1,7 @@
 import Foundation
 
 // The Simplified Chinese texts of StepKitError, kept beside the English ones
-// case for case.
+// case for case. Alike in shape with the other languages' switches on purpose: a text per case.
 extension StepKitError {
   var chineseDescription: String {
     switch self {

@@ -3,7 +3,7 @@ import Foundation
 // The Traditional Chinese texts of StepKitError (Taiwan, Hong Kong, Macau),
 // kept beside the English and Simplified Chinese ones case for case. The
 // switches have no `default`, so a new case does not compile until it has
-// its Traditional Chinese text.
+// its Traditional Chinese text. Alike in shape with the other languages' on purpose.
 extension StepKitError {
   var traditionalChineseDescription: String {
     switch self {

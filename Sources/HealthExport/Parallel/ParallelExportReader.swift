@@ -105,6 +105,9 @@ enum ParallelExportReader {
       stretches, entryName: entryName, into: &log, settings: settings, progress: progress, run: &run)
   }
 
+  // Its parameters are `read`'s, alike on purpose: `read` (a file) and `join` (stretches) are the
+  // two ways in, and the scan they share starts below them.
+
   /// Reads the XML that `stretches` cut into `log`: the header first, on the
   /// calling thread, then every later stretch, scanned ahead or read here,
   /// joined in order (see the type's description).

@@ -155,6 +155,9 @@ struct ElementAssembler {
 
   // MARK: - Children
 
+  // A workout's and a correlation's children start alike (metadata first), apart on purpose: each
+  // parent has children of its own kinds, and the assembler is part of the scan, a hot path.
+
   private mutating func workoutChild(
     _ name: String, parents: Int, _ fields: inout Fields, into workout: inout ExportWorkout
   ) {

@@ -15,6 +15,9 @@ enum ExportDateParser {
     var utcOffsetSeconds: Int
   }
 
+  // A list of stored fields, alike in shape only with other types' lists of as many fields:
+  // nothing in it to share.
+
   /// Where the fields of one layout start.
   private struct Layout {
     var month: Int

@@ -226,6 +226,9 @@ public struct ExportWorkout: Sendable, Hashable {
     /// Its `<MetadataEntry>` children.
     public var metadata: [ExportRecord.MetadataEntry]
 
+    // Written out as every public value type's memberwise initializer is (Swift makes none public):
+    // alike in shape only with other types' of as many fields; each names its own fields.
+
     /// Creates an activity.
     public init(
       uuid: String, start: ExportTimestamp, end: ExportTimestamp? = nil, duration: ExportQuantity? = nil,

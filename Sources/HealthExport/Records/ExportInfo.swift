@@ -126,6 +126,9 @@ public struct ExportRecord: Sendable, Hashable {
     /// The value as written.
     public var value: String
 
+    // Written out as every public value type's memberwise initializer is (Swift makes none public):
+    // alike in shape only with other types' of as many fields; each names its own fields.
+
     /// Creates an entry.
     public init(key: String, value: String) {
       self.key = key

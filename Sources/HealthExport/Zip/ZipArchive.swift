@@ -68,6 +68,9 @@ struct ZipArchive: Sendable {
     static let zip64Locator: UInt32 = 0x0706_4b50
   }
 
+  // A list of stored fields, alike in shape only with other types' lists of as many fields:
+  // nothing in it to share.
+
   /// Where the central directory lies, from the end records.
   struct CentralDirectoryLocation {
     var entryCount: UInt64

@@ -74,6 +74,10 @@ public final class HealthStoreSimulation: @unchecked Sendable {
     public var read: Bool
     /// Whether writing is allowed.
     public var share: Bool
+
+    // Written out as every public value type's memberwise initializer is (Swift makes none public):
+    // alike in shape only with other types' of as many fields; each names its own fields.
+
     /// Creates an answer.
     public init(read: Bool, share: Bool) {
       self.read = read

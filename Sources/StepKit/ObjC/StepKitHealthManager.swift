@@ -751,6 +751,9 @@ public enum StepKitMeasurementType: Int, Sendable, CaseIterable {
   /// Resting energy burned, kilocalories.
   case basalEnergyBurned = 4
 
+  // Maps case for case as `BodyMeasurement.type` does, apart on purpose: an Objective-C enum
+  // carries no value, and `BodyMeasurement` has no case without one to map from.
+
   var healthDataType: HealthDataType {
     switch self {
     case .bodyMass: return .bodyMass

@@ -203,6 +203,9 @@ public struct EnergyAmount: ProvenancedResult, Hashable {
   /// Whether any sample matched.
   public var hasData: Bool
 
+  // Written out as every public value type's memberwise initializer is (Swift makes none public):
+  // alike in shape only with other types' of as many fields; each names its own fields.
+
   /// Creates an energy amount.
   ///
   /// - Parameters:

@@ -15,6 +15,9 @@ public struct CumulativeTotal: ProvenancedResult, Hashable {
   /// Whether any sample matched (`false` may mean read access was denied).
   public var hasData: Bool
 
+  // Written out as every public value type's memberwise initializer is (Swift makes none public):
+  // alike in shape only with other types' of as many fields; each names its own fields.
+
   /// Creates a total.
   ///
   /// - Parameters:

@@ -70,6 +70,10 @@ public struct DailySteps: ProvenancedResult, Hashable {
     public var interval: DateInterval
     /// Steps counted in the day (within the requested range).
     public var steps: Double
+
+    // Written out as every public value type's memberwise initializer is (Swift makes none public):
+    // alike in shape only with other types' of as many fields; each names its own fields.
+
     /// Creates a day.
     ///
     /// - Parameters:

@@ -79,6 +79,9 @@ public struct SampleStorageError: Error, Sendable, Hashable, CustomStringConvert
   /// The system's error number (`errno`); 0 for a read that came back short.
   public var code: Int32
 
+  // Written out as every public value type's memberwise initializer is (Swift makes none public):
+  // alike in shape only with other types' of as many fields; each names its own fields.
+
   /// Creates an error.
   public init(operation: Operation, directory: String, code: Int32) {
     self.operation = operation

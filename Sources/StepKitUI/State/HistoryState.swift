@@ -263,6 +263,9 @@ public struct ChartDescription: Sendable, Hashable {
     /// What is read for the point: `8,421 steps, goal reached`.
     public var label: String
 
+    // Written out as every public value type's memberwise initializer is (Swift makes none public):
+    // alike in shape only with other types' of as many fields; each names its own fields.
+
     /// Creates a point.
     ///
     /// - Parameters:

@@ -10,6 +10,9 @@ enum OutputFormat: String, CaseIterable, Sendable {
   case json
 }
 
+// A list of stored fields, alike in shape only with other types' lists of as many fields:
+// nothing in it to share.
+
 /// The options the counting commands share, turned into ``CountingOptions``.
 struct CountingArguments: Sendable {
   /// Options for the engine.

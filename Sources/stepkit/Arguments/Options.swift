@@ -1,3 +1,5 @@
+// Alike in shape on purpose: each declaration is one option's name, value and help, data.
+
 /// The options and flags the counting commands share, each declared once:
 /// command specs list them and commands read them back through the same
 /// declaration (`parsed.value(.from)`), so a name is never typed twice.

@@ -23,6 +23,9 @@ enum StepChart {
     }
   }
 
+  // A list of stored fields, alike in shape only with other types' lists of as many fields:
+  // nothing in it to share.
+
   /// One bar: a day, an ISO week (from Monday) or a month, with the mean per day with data.
   struct Bar: Equatable, Sendable {
     var start: LocalDate

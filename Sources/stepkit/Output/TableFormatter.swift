@@ -134,6 +134,8 @@ enum TableFormatter {
     return runs
   }
 
+  // A switch per unit, alike in shape only with the header's: the words differ (`date`, `week of`).
+
   /// `day`, `hour`, `week`, `month`, plural beyond one.
   private static func noun(_ unit: BucketUnit, count: Int) -> String {
     let word: String

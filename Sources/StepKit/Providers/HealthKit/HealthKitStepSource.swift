@@ -142,6 +142,10 @@ public final class HealthKitStepSource: HealthDataSource, @unchecked Sendable {
       provenance: provenance(policy, hasData: total.hasData, notes: total.notes), hasData: total.hasData)
   }
 
+  // The midnight method forwards to the day-start one, as in every StepKit source, alike on
+  // purpose: StepSource's extension makes the day-start methods from the midnight ones (what a
+  // third-party source implements), so a built-in source that counts from any day start forwards back.
+
   /// Steps per local day of `calendar` over `interval`.
   ///
   /// One statistics-collection query anchored at the first local midnight,

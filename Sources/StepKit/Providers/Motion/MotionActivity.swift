@@ -9,6 +9,9 @@ public struct MotionCapabilities: Sendable, Hashable {
   /// Whether it counts flights of stairs (`CMPedometer.isFloorCountingAvailable()`; needs a barometer).
   public var floorCounting: Bool
 
+  // Written out as every public value type's memberwise initializer is (Swift makes none public):
+  // alike in shape only with other types' of as many fields; each names its own fields.
+
   /// Creates a capability record.
   ///
   /// - Parameters:

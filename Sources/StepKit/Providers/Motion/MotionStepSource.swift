@@ -146,6 +146,10 @@ public struct MotionStepSource: StepSource {
       hasData: reading.steps > 0 || meters > 0)
   }
 
+  // The midnight methods forward to the day-start ones, as in every StepKit source, alike on
+  // purpose: StepSource's extension makes the day-start methods from the midnight ones (what a
+  // third-party source implements), so a built-in source that counts from any day start forwards back.
+
   /// Steps per local day over `interval`.
   ///
   /// Days that lie wholly before the seven-day window are left out (with

@@ -163,6 +163,10 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
     withState { $0.persistentFailures[operation] = error }
   }
 
+  // Each control is a property over the locked state, a getter and a setter of one line each,
+  // alike on purpose (as in the stand-ins' `HealthStoreSimulation` and `PedometerSimulator`,
+  // which may share no code with StepKit): every control keeps its own documentation.
+
   /// The state reported by ``authorizationState()``.
   public var authorization: AuthorizationState {
     get { withState { $0.authorization } }
@@ -279,6 +283,11 @@ public final class SimulatedStepSource: HealthDataSource, @unchecked Sendable {
       interval: interval, meters: totals.distanceMeters, provenance: provenance(policy, hasData: hasData),
       hasData: hasData)
   }
+
+  // The midnight methods forward to the day-start ones, as in every StepKit source, and the
+  // distance twins follow the step ones, alike on purpose: each is public API of a line or two
+  // over `daily`, which holds the logic for both (StepSource's extension makes the day-start
+  // methods from the midnight ones, so a built-in source forwards back).
 
   /// Merged steps per local day, each counting only what falls within `interval`.
   ///
