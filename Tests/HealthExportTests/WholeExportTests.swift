@@ -12,7 +12,7 @@ private struct ReadRecord: Hashable {
 }
 
 /// The independent reference: Foundation's `XMLParser` (libxml2, ``ReferenceXMLRecords``), with
-/// the validity rules written out from the documentation of ``ExportReader/forEachElement(in:progress:_:)``.
+/// the validity rules written out from the documentation of ``ExportReader/forEachElement(in:threads:progress:_:)``.
 private struct ReferenceReader {
   var valid: [ReadRecord] = []
   var invalid = 0
@@ -47,19 +47,28 @@ private struct ReferenceReader {
   }
 }
 
-/// Every record the whole-export reader hands out, as a ``ReadRecord``.
+/// Every record the whole-export reader hands out, as a ``ReadRecord``, and
+/// every element's kind in the order handed out; with `batchBytes`, read on a
+/// thread of its own and handed over in batches of about that many bytes.
 private func wholeExport(
-  _ data: Data, bufferBytes: Int = XMLScanner.defaultBufferBytes, chunkSize: Int = Int.max
-) throws -> (records: [ReadRecord], report: WholeExportReport) {
+  _ data: Data, bufferBytes: Int = XMLScanner.defaultBufferBytes, chunkSize: Int = Int.max,
+  batchBytes: Int? = nil
+) throws -> (records: [ReadRecord], report: WholeExportReport, kinds: [String]) {
   var records: [ReadRecord] = []
+  var kinds: [String] = []
   let names: [RawRecord.Field: String] = [
     .type: "type", .sourceName: "sourceName", .sourceVersion: "sourceVersion", .device: "device",
     .unit: "unit",
     .creationDate: "creationDate", .startDate: "startDate", .endDate: "endDate", .value: "value",
   ]
-  let report = try ExportReader.forEachElement(
-    source: ChunkedSource(Array(data), chunkSize: chunkSize), bufferBytes: bufferBytes
-  ) { element in
+  let source = ChunkedSource(Array(data), chunkSize: chunkSize)
+  func handle(_ element: ExportElement) {
+    switch element {
+    case .workout(let workout): kinds.append("workout \(workout.activityType)")
+    case .activitySummary(let summary): kinds.append("summary \(summary.date)")
+    case .correlation(let correlation): kinds.append("correlation \(correlation.type)")
+    case .record(let record): kinds.append("record \(record.string(.type) ?? "")")
+    }
     guard case .record(let record) = element else { return }
     var read = ReadRecord(attributes: [:], metadata: [])
     for field in RawRecord.Field.allCases {
@@ -76,7 +85,14 @@ private func wholeExport(
     }
     records.append(read)
   }
-  return (records, report)
+  let report =
+    if let batchBytes {
+      try ExportReader.forEachElementInBatches(
+        source: source, bufferBytes: bufferBytes, batchBytes: batchBytes, handle)
+    } else {
+      try ExportReader.forEachElement(source: source, bufferBytes: bufferBytes, handle)
+    }
+  return (records, report, kinds)
 }
 
 /// Records per type.
@@ -103,7 +119,7 @@ struct WholeExportTests {
       ? try Data(contentsOf: cliFixtures.appendingPathComponent(String(name.dropFirst(8))))
       : try ExportTestSupport.fixture(name)
     let reference = try ReferenceReader.read(data)
-    let (records, report) = try wholeExport(data)
+    let (records, report, kinds) = try wholeExport(data)
     #expect(!reference.valid.isEmpty)
     #expect(counts(records) == counts(reference.valid))
     #expect(records == reference.valid)
@@ -111,9 +127,17 @@ struct WholeExportTests {
     #expect(report.records == records.count)
     #expect(report.info.recordCount == reference.valid.count + reference.invalid)
     // Tiny buffers and pieces: every record crosses a refill.
-    let (pieces, piecesReport) = try wholeExport(data, bufferBytes: 64, chunkSize: 7)
+    let (pieces, piecesReport, _) = try wholeExport(data, bufferBytes: 64, chunkSize: 7)
     #expect(pieces == records)
     #expect(piecesReport.invalid == report.invalid)
+    // Read on a second thread, in batches from one record each to the default 1 MiB.
+    for batchBytes in [1, 512, 1 << 20] {
+      let batched = try wholeExport(data, batchBytes: batchBytes)
+      #expect(batched.records == reference.valid)
+      #expect(batched.kinds == kinds)
+      #expect(batched.report.invalid == report.invalid)
+      #expect(batched.report.records == report.records)
+    }
   }
 
   @Test("A generated Watch wearer's export: every record, as XMLParser reads them")
@@ -125,11 +149,19 @@ struct WholeExportTests {
     _ = try generateExport(arguments: ["--preset", "demo", "-o", path])
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     let reference = try ReferenceReader.read(data)
-    let (records, report) = try wholeExport(data)
+    let (records, report, kinds) = try wholeExport(data)
     #expect(reference.valid.count > 1000)
     #expect(counts(records) == counts(reference.valid))
     #expect(records == reference.valid)
     #expect(report.invalid.count == reference.invalid)
+    // Read on a second thread: workouts, summaries and correlations among the records, in file order.
+    #expect(kinds.contains { $0.hasPrefix("workout") } && kinds.contains { $0.hasPrefix("correlation") })
+    for batchBytes in [4096, 1 << 20] {
+      let batched = try wholeExport(data, batchBytes: batchBytes)
+      #expect(batched.records == reference.valid)
+      #expect(batched.kinds == kinds)
+      #expect(batched.report.invalid == report.invalid)
+    }
   }
 
   @Test("iOS 8: source=, compact dates, HKWasUserEntered and metadata named with spaces as attributes")

@@ -177,21 +177,32 @@ public enum ExportReader {
   ///
   /// - Parameters:
   ///   - input: The file, standard input, or bytes to read.
+  ///   - threads: With more than 1, the export is read, and its elements
+  ///     decoded, on a thread of its own while `body` runs on the calling
+  ///     thread, the elements handed over in file order a batch at a time (a
+  ///     few batches of about 1 MiB go round, so memory stays bounded); with
+  ///     1, the default, everything happens on the calling thread.
   ///   - progress: Called with the bytes read so far, at most about ten times
-  ///     a second and once at the end, on the calling thread.
-  ///   - body: Called once per element; its spans are valid only during the
-  ///     call. An error it throws stops reading and is rethrown.
+  ///     a second and once at the end, on the thread that reads.
+  ///   - body: Called once per element, on the calling thread; its spans are
+  ///     valid only during the call. An error it throws stops reading and is rethrown.
   /// - Returns: What the export says about itself, and its invalid records.
   /// - Throws: A ``HealthExportError`` as ``read(_:into:progress:)`` does, or
   ///   whatever `body` throws.
   @discardableResult
   public static func forEachElement(
-    in input: ExportInput, progress: (@Sendable (ExportProgress) -> Void)? = nil,
+    in input: ExportInput, threads: Int = 1, progress: (@Sendable (ExportProgress) -> Void)? = nil,
     _ body: (ExportElement) throws -> Void
   ) throws -> WholeExportReport {
     let opened = try open(input)
-    var report = try forEachElement(
-      source: try opened.source(), entryName: opened.entryName, progress: progress, body)
+    var report: WholeExportReport
+    if threads > 1 {
+      report = try forEachElementInBatches(
+        source: try opened.source(), entryName: opened.entryName, progress: progress, body)
+    } else {
+      report = try forEachElement(
+        source: try opened.source(), entryName: opened.entryName, progress: progress, body)
+    }
     if let (archive, entry) = opened.zip {
       report.info.otherXMLEntryNames = HealthXMLLocator.otherHealthExportEntries(in: archive, besides: entry)
     }
@@ -200,14 +211,14 @@ public enum ExportReader {
 
   /// Calls `body` with every top-level `<Record>` whose `type` `filter`
   /// wants, in file order, as byte spans (``RawRecord``), as
-  /// ``forEachElement(in:progress:_:)`` hands records out.
+  /// ``forEachElement(in:threads:progress:_:)`` hands records out.
   ///
   /// Every other record is passed over on its `type` bytes alone, without
   /// its other attributes being read, as the step counter passes over the
   /// records it does not count; only the wanted ones are decoded. A wanted
   /// record that cannot be read as written is counted and reported in the
   /// returned report with its line and column, as in
-  /// ``forEachElement(in:progress:_:)``; invalid records of other types are
+  /// ``forEachElement(in:threads:progress:_:)``; invalid records of other types are
   /// not looked at. Workouts, activity summaries and correlations are passed
   /// over (records repeated inside a correlation are not handed out again).
   ///
@@ -275,7 +286,7 @@ public enum ExportReader {
     return report
   }
 
-  /// ``forEachElement(in:progress:_:)`` from `source` (tests choose tiny buffers to cross every boundary).
+  /// ``forEachElement(in:threads:progress:_:)`` from `source` (tests choose tiny buffers to cross every boundary).
   static func forEachElement(
     source: any ByteChunkSource, entryName: String? = nil, bufferBytes: Int = XMLScanner.defaultBufferBytes,
     progress: (@Sendable (ExportProgress) -> Void)? = nil, _ body: (ExportElement) throws -> Void

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The records of `ExportReader.forEachRecord(in:ofTypes:threads:progress:_:)`
+/// The records of `ExportReader.forEachRecord(in:ofTypes:threads:progress:_:)`,
+/// or the elements of `ExportReader.forEachElement(in:threads:progress:_:)`,
 /// read on a thread of its own and handed to the calling thread in file
 /// order, a batch at a time: the reading thread scans, passes over and
 /// decodes while the calling thread writes out the records before.
@@ -15,7 +16,8 @@ final class RecordBatches: @unchecked Sendable {
   // Safe to share: `full`, `empty`, `finished` and `stopped` are read and written only under
   // `condition`; a batch belongs to one thread at a time, handed over under it.
 
-  /// Records copied into one buffer, with their offsets and spans.
+  /// Records copied into one buffer, with their offsets and spans, and the
+  /// other elements between them.
   ///
   /// The buffers live in a struct (``Contents``) that ``append(_:)`` changes
   /// in one access: a class's stored arrays changed one by one cost a dynamic
@@ -27,11 +29,15 @@ final class RecordBatches: @unchecked Sendable {
       var words: [Int] = []
       /// Where each record's words start in ``words``.
       var records: [Int] = []
+      /// The workouts, activity summaries and correlations, each with the
+      /// number of records before it in the batch.
+      var elements: [(recordsBefore: Int, element: ExportElement)] = []
 
       mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
         words.removeAll(keepingCapacity: true)
         records.removeAll(keepingCapacity: true)
+        elements.removeAll(keepingCapacity: true)
       }
 
       /// Copies `record` to the end.
@@ -67,12 +73,28 @@ final class RecordBatches: @unchecked Sendable {
       contents.words.reserveCapacity(bytes / 16)
     }
 
-    /// The bytes the copied records hold.
-    var byteCount: Int { contents.bytes.count }
-    /// Whether no record was copied.
-    var isEmpty: Bool { contents.records.isEmpty }
+    /// A batch is handed over at this many workouts, summaries and
+    /// correlations, whatever its bytes, so that memory stays bounded.
+    static let elementLimit = 1024
+
+    /// Whether it holds nothing.
+    var isEmpty: Bool { contents.records.isEmpty && contents.elements.isEmpty }
+
+    /// Whether it is to be handed over: `batchBytes` of records, or ``elementLimit`` other elements.
+    func isFull(batchBytes: Int) -> Bool {
+      contents.bytes.count >= batchBytes || contents.elements.count >= Self.elementLimit
+    }
 
     func removeAll() { contents.removeAll() }
+
+    /// Copies `element` to the end: a record as the other `append` copies it, another element as it is.
+    func append(_ element: ExportElement) {
+      if case .record(let record) = element {
+        contents.append(record)
+      } else {
+        contents.elements.append((contents.records.count, element))
+      }
+    }
 
     /// The number of words before a record's fields.
     static let headerWords = 10
@@ -80,28 +102,37 @@ final class RecordBatches: @unchecked Sendable {
     /// Copies `record` to the end.
     func append(_ record: RawRecord) { contents.append(record) }
 
-    /// Calls `body` with each record, in order.
-    func forEach(_ body: (RawRecord) throws -> Void) rethrows {
+    /// Calls `body` with each record and other element, in order.
+    func forEach(_ body: (ExportElement) throws -> Void) rethrows {
       let fieldWords = 2 * RawRecord.Field.allCases.count
       let contents = contents
+      var nextElement = 0
       try contents.bytes.withUnsafeBufferPointer { bytes in
         try contents.words.withUnsafeBufferPointer { words in
-          for start in contents.records {
+          for (index, start) in contents.records.enumerated() {
+            while nextElement < contents.elements.count, contents.elements[nextElement].recordsBefore == index
+            {
+              try body(contents.elements[nextElement].element)
+              nextElement += 1
+            }
             let header = UnsafeBufferPointer(rebasing: words[start..<start + Self.headerWords])
             let fields = start + Self.headerWords
             let metadata = fields + fieldWords
             let others = metadata + header[1]
             try body(
-              RawRecord(
-                arena: bytes.baseAddress! + header[0], fields: words.baseAddress! + fields,
-                metadataSpans: UnsafeBufferPointer(rebasing: words[metadata..<others]),
-                otherSpans: UnsafeBufferPointer(rebasing: words[others..<others + header[2]]),
-                startMilliseconds: Int64(header[3]), endMilliseconds: Int64(header[4]),
-                utcOffsetSeconds: header[5], creationMilliseconds: header[6] != 0 ? Int64(header[7]) : nil,
-                numericValue: header[8] != 0 ? Double(bitPattern: UInt64(UInt(bitPattern: header[9]))) : nil))
+              .record(
+                RawRecord(
+                  arena: bytes.baseAddress! + header[0], fields: words.baseAddress! + fields,
+                  metadataSpans: UnsafeBufferPointer(rebasing: words[metadata..<others]),
+                  otherSpans: UnsafeBufferPointer(rebasing: words[others..<others + header[2]]),
+                  startMilliseconds: Int64(header[3]), endMilliseconds: Int64(header[4]),
+                  utcOffsetSeconds: header[5], creationMilliseconds: header[6] != 0 ? Int64(header[7]) : nil,
+                  numericValue: header[8] != 0 ? Double(bitPattern: UInt64(UInt(bitPattern: header[9]))) : nil
+                )))
           }
         }
       }
+      for (_, element) in contents.elements[nextElement...] { try body(element) }
     }
   }
 

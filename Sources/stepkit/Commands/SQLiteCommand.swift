@@ -164,7 +164,7 @@ struct SQLiteCommand: Subcommand {
     let input = ExportLoading.input(for: argument, standardInputCopy: standardInputCopy)
     let written: WholeExportWrite
     do {
-      written = try writer.writeRecords(from: input, export: export, days: days)
+      written = try writer.writeRecords(from: input, export: export, days: days, threads: settings.jobs)
     } catch let error as HealthExportError {
       throw .export(error)
     } catch let error as OutputFileError {

@@ -37,13 +37,16 @@ extension SQLiteWriter {
   ///   - input: The export.
   ///   - export: The export id, in a cohort database.
   ///   - days: Decides each row's `local_date`, as for the samples.
+  ///   - threads: With more than 1, the export is read on a thread of its
+  ///     own while the rows are written on this one.
   /// - Returns: What the reader found and what was written.
   /// - Throws: ``HealthExportError`` when the export cannot be read, ``OutputFileError`` when a row cannot be written.
-  func writeRecords(from input: ExportInput, export: String?, days: LocalDayFinder) throws -> WholeExportWrite
+  func writeRecords(from input: ExportInput, export: String?, days: LocalDayFinder, threads: Int = 1) throws
+    -> WholeExportWrite
   {
     let rows = try RecordRows(self, export: export, days: days)
     let elements = try ElementRows(self, export: export, days: days)
-    let report = try ExportReader.forEachElement(in: input) { element in
+    let report = try ExportReader.forEachElement(in: input, threads: threads) { element in
       switch element {
       case .record(let record): try rows.insert(record)
       case .workout, .activitySummary, .correlation: try elements.insert(element)
@@ -58,7 +61,7 @@ extension SQLiteWriter {
   }
 }
 
-/// What ``SQLiteWriter/writeRecords(from:export:days:)`` read and wrote.
+/// What ``SQLiteWriter/writeRecords(from:export:days:threads:)`` read and wrote.
 struct WholeExportWrite {
   /// What the reader found, its invalid records among it.
   var report: WholeExportReport
