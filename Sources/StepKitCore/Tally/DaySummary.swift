@@ -70,7 +70,9 @@ public struct DaySummary: Sendable, Hashable {
     for source in tally.sources where source.countedSteps > 0 {
       byClass[source.sourceClass, default: 0] += source.countedSteps
     }
-    let counted = byClass.values.reduce(0, +)
+    // Summed in the classes' order: a dictionary's order changes from process to process, and
+    // with it the last digit of each share.
+    let counted = SourceClass.allCases.reduce(0) { $0 + (byClass[$1] ?? 0) }
     stepShares = counted > 0 ? byClass.mapValues { $0 / counted } : [:]
     typedInStepsLeftOut = tally.options.policy == .all ? 0 : tally.roundedTotal.manualSteps
   }
