@@ -111,6 +111,7 @@ struct SQLiteCommand: Subcommand {
       return try update(existing, members: members, console: console)
     }
     guard !isCohort else { return try runCohort(members, console: console) }
+    Platform.returnLargeFreedBuffers()
     // The export is read twice (samples, then every record): standard input is kept in a file meanwhile.
     var settings = settings
     if settings.export == "-" { settings.standardInputCopy = try Self.copyStandardInput() }
