@@ -104,37 +104,82 @@ final class RecordBatches: @unchecked Sendable {
 
     /// Calls `body` with each record and other element, in order.
     func forEach(_ body: (ExportElement) throws -> Void) rethrows {
+      var nextElement = 0
+      try forEachRecord { index, record in
+        while nextElement < contents.elements.count, contents.elements[nextElement].recordsBefore == index {
+          try body(contents.elements[nextElement].element)
+          nextElement += 1
+        }
+        try body(.record(record))
+      }
+      for (_, element) in contents.elements[nextElement...] { try body(element) }
+    }
+
+    /// Calls `body` with each record's index and the record, in order (the
+    /// other elements left out).
+    func forEachRecord(_ body: (Int, RawRecord) throws -> Void) rethrows {
       let fieldWords = 2 * RawRecord.Field.allCases.count
       let contents = contents
-      var nextElement = 0
       try contents.bytes.withUnsafeBufferPointer { bytes in
         try contents.words.withUnsafeBufferPointer { words in
           for (index, start) in contents.records.enumerated() {
-            while nextElement < contents.elements.count, contents.elements[nextElement].recordsBefore == index
-            {
-              try body(contents.elements[nextElement].element)
-              nextElement += 1
-            }
             let header = UnsafeBufferPointer(rebasing: words[start..<start + Self.headerWords])
             let fields = start + Self.headerWords
             let metadata = fields + fieldWords
             let others = metadata + header[1]
             try body(
-              .record(
-                RawRecord(
-                  arena: bytes.baseAddress! + header[0], fields: words.baseAddress! + fields,
-                  metadataSpans: UnsafeBufferPointer(rebasing: words[metadata..<others]),
-                  otherSpans: UnsafeBufferPointer(rebasing: words[others..<others + header[2]]),
-                  startMilliseconds: Int64(header[3]), endMilliseconds: Int64(header[4]),
-                  utcOffsetSeconds: header[5], creationMilliseconds: header[6] != 0 ? Int64(header[7]) : nil,
-                  numericValue: header[8] != 0 ? Double(bitPattern: UInt64(UInt(bitPattern: header[9]))) : nil
-                )))
+              index,
+              RawRecord(
+                arena: bytes.baseAddress! + header[0], fields: words.baseAddress! + fields,
+                metadataSpans: UnsafeBufferPointer(rebasing: words[metadata..<others]),
+                otherSpans: UnsafeBufferPointer(rebasing: words[others..<others + header[2]]),
+                startMilliseconds: Int64(header[3]), endMilliseconds: Int64(header[4]),
+                utcOffsetSeconds: header[5], creationMilliseconds: header[6] != 0 ? Int64(header[7]) : nil,
+                numericValue: header[8] != 0 ? Double(bitPattern: UInt64(UInt(bitPattern: header[9]))) : nil))
           }
         }
       }
-      for (_, element) in contents.elements[nextElement...] { try body(element) }
     }
   }
+
+  /// What the reading thread fills batches through: each record or element
+  /// goes into the batch being filled, which is handed over once full.
+  struct Filler {
+    fileprivate let batches: RecordBatches
+    fileprivate var batch: Batch?
+
+    /// Copies `record` into the batch being filled.
+    ///
+    /// - Throws: ``RecordBatchesStopped`` once the calling thread stopped taking batches.
+    mutating func add(_ record: RawRecord) throws {
+      guard let filling = batch else { throw RecordBatchesStopped() }
+      filling.append(record)
+      if filling.isFull(batchBytes: batches.batchBytes) { handOver(filling) }
+    }
+
+    /// Copies `element` into the batch being filled (a record as ``add(_:)-(RawRecord)`` does).
+    ///
+    /// - Throws: ``RecordBatchesStopped`` once the calling thread stopped taking batches.
+    mutating func add(_ element: ExportElement) throws {
+      guard let filling = batch else { throw RecordBatchesStopped() }
+      filling.append(element)
+      if filling.isFull(batchBytes: batches.batchBytes) { handOver(filling) }
+    }
+
+    private mutating func handOver(_ filling: Batch) {
+      batches.handOver(filling)
+      batch = batches.takeEmpty()
+    }
+
+    /// Hands over what is left, then `result`: how the reading ended.
+    consuming func finish(_ result: Result<WholeExportReport, any Error>) {
+      if let batch, !batch.isEmpty { batches.handOver(batch) }
+      batches.finish(result)
+    }
+  }
+
+  /// The reading thread's filler, with the first empty batch.
+  func filler() -> Filler { Filler(batches: self, batch: takeEmpty()) }
 
   private let condition = NSCondition()
   private var full: [Batch] = []
