@@ -30,12 +30,14 @@ struct StepsCommand: RowsCommand {
       stepkit steps cohort/ --format csv > cohort.csv
       stepkit steps participants/ --id-from parent --jobs 4 --format csv > cohort.csv
 
-    Several exports, or a folder of them (searched for .zip and .xml files),
-    are read in parallel, --jobs at a time. Each row then starts with an
-    export column, the export's id, and rows follow the order of the
-    arguments (a folder's exports sorted by path), however the reading is
-    scheduled. An export that cannot be read is reported on standard error,
-    listed at the end, and makes the exit code 1; the others are printed.
+    Several exports, or a folder of them (searched for exports by content:
+    .xml files holding <HealthData>, .zip files holding one; other files are
+    listed as skipped), are read in parallel, --jobs at a time. Each row
+    then starts with an export column, the export's id, and rows follow the
+    order of the arguments (a folder's exports sorted by path), however the
+    reading is scheduled. An export that cannot be read is reported on
+    standard error, listed at the end, and makes the exit code 1; the others
+    are printed.
     """
 
   var settings: CountingArguments

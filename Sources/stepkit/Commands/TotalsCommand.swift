@@ -17,7 +17,8 @@ struct TotalsCommand: Subcommand {
     once, from the highest-ranked source of that type, and entries typed in
     by hand left out (--policy all keeps them). Values are converted to the
     type's unit: kcal for energy, m for distances, min for times, count for
-    the rest (g for nutrients, mL for water), whatever unit the records name.
+    the rest (g for nutrients, mL for water, IU for insulin), whatever unit
+    the records name.
     TYPE is a HealthKit identifier (HKQuantityTypeIdentifierActiveEnergyBurned)
     or its short form (activeEnergyBurned, flightsClimbed, appleExerciseTime).
     Columns: date, value (merged), raw_value (every record added up).
