@@ -158,7 +158,7 @@ extension SampleLog {
   public func bucketCountBound(_ options: CountingOptions) -> Int64 {
     let geometry = BucketGeometry(unit: options.unit)
     let fixed = fixedRange(options, geometry)
-    let widest = Int64(2047 * 60_000)
+    let widest = Int64(SampleLog.maximumOffsetMinutes) * 60_000
     let first: Int64
     let last: Int64
     if count > 0 {
