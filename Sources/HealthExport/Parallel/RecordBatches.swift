@@ -104,15 +104,16 @@ final class RecordBatches: @unchecked Sendable {
 
     /// Calls `body` with each record and other element, in order.
     func forEach(_ body: (ExportElement) throws -> Void) rethrows {
+      let elements = contents.elements
       var nextElement = 0
       try forEachRecord { index, record in
-        while nextElement < contents.elements.count, contents.elements[nextElement].recordsBefore == index {
-          try body(contents.elements[nextElement].element)
+        while nextElement < elements.count, elements[nextElement].recordsBefore == index {
+          try body(elements[nextElement].element)
           nextElement += 1
         }
         try body(.record(record))
       }
-      for (_, element) in contents.elements[nextElement...] { try body(element) }
+      for (_, element) in elements[nextElement...] { try body(element) }
     }
 
     /// Calls `body` with each record's index and the record, in order (the
@@ -151,22 +152,19 @@ final class RecordBatches: @unchecked Sendable {
     /// Copies `record` into the batch being filled.
     ///
     /// - Throws: ``RecordBatchesStopped`` once the calling thread stopped taking batches.
-    mutating func add(_ record: RawRecord) throws {
-      guard let filling = batch else { throw RecordBatchesStopped() }
-      filling.append(record)
-      if filling.isFull(batchBytes: batches.batchBytes) { handOver(filling) }
-    }
+    mutating func add(_ record: RawRecord) throws { try fill { $0.append(record) } }
 
     /// Copies `element` into the batch being filled (a record as ``add(_:)-(RawRecord)`` does).
     ///
     /// - Throws: ``RecordBatchesStopped`` once the calling thread stopped taking batches.
-    mutating func add(_ element: ExportElement) throws {
-      guard let filling = batch else { throw RecordBatchesStopped() }
-      filling.append(element)
-      if filling.isFull(batchBytes: batches.batchBytes) { handOver(filling) }
-    }
+    mutating func add(_ element: ExportElement) throws { try fill { $0.append(element) } }
 
-    private mutating func handOver(_ filling: Batch) {
+    /// Appends to the batch being filled with `append`, then hands it over if full.
+    @inline(__always)
+    private mutating func fill(_ append: (Batch) -> Void) throws {
+      guard let filling = batch else { throw RecordBatchesStopped() }
+      append(filling)
+      guard filling.isFull(batchBytes: batches.batchBytes) else { return }
       batches.handOver(filling)
       batch = batches.takeEmpty()
     }
