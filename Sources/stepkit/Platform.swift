@@ -41,11 +41,8 @@ enum Platform {
   /// libraries (Darwin's, musl's) are left as they are.
   static func keepFreedMemoryForReuse() {
     #if canImport(Glibc)
-      // <malloc.h> is not part of the Glibc module: its two parameters by value.
-      let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD
-      let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD
-      _ = glibcMallopt(mmapThreshold, 8 << 20)
-      _ = glibcMallopt(trimThreshold, 32 << 20)
+      _ = glibcMallopt(MalloptParameter.mmapThreshold, 8 << 20)
+      _ = glibcMallopt(MalloptParameter.trimThreshold, 32 << 20)
     #endif
   }
 
@@ -55,15 +52,22 @@ enum Platform {
   /// that later ones come from the heap, whose freed memory it keeps: one
   /// export read whole, then once per cumulative type on two threads, kept
   /// the buffers of every pass, and `stepkit sqlite` of a 500 MB export
-  /// peaked at 67 MiB instead of 57 MiB, no faster for it. A fixed threshold
+  /// peaked at 67 MiB instead of 56 MiB, no faster for it. A fixed threshold
   /// maps each such buffer on its own and unmaps it when freed. Other C
   /// libraries are left as they are.
   static func returnLargeFreedBuffers() {
     #if canImport(Glibc)
-      let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD
-      _ = glibcMallopt(mmapThreshold, 1 << 20)
+      _ = glibcMallopt(MalloptParameter.mmapThreshold, 1 << 20)
     #endif
   }
+
+  #if canImport(Glibc)
+    /// `mallopt`'s parameters: <malloc.h> is not part of the Glibc module, so they are given by value.
+    private enum MalloptParameter {
+      static let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD
+      static let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD
+    }
+  #endif
 
   /// The number of processors the process may use (the default `--jobs`).
   static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
