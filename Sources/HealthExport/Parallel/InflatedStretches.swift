@@ -365,7 +365,7 @@ final class StretchRing: @unchecked Sendable {
   func publishOrigins(of log: SampleLog) {
     condition.lock()
     defer { condition.unlock() }
-    guard let (current, settings) = context, log.origins.count > current.origins.origins.count else { return }
+    guard let (current, settings) = context, ParallelExportReader.numbersMoreOrigins(log, than: current.origins) else { return }
     var updated = current
     updated.origins = SampleLog(numberingOriginsAs: log)
     context = (updated, settings)

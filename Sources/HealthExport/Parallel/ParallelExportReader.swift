@@ -1,5 +1,5 @@
 import Foundation
-import StepKitCore
+@_spi(ExportReading) import StepKitCore
 
 /// Reads a regular export.xml on several threads, with the results of
 /// reading it front to back on one.
@@ -147,9 +147,7 @@ enum ParallelExportReader {
       let chunk = stretches.result(index)
       // Merging must not run out of origin identifiers: the sequential reader
       // reports the record that would have; a repair does too.
-      if let chunk, chunk.verified,
-        log.origins.count + chunk.log.origins.count - chunk.seededOrigins <= Int(UInt16.max) + 1
-      {
+      if let chunk, chunk.verified, hasRoom(in: log, for: chunk) {
         let shift = state.linesBefore
         log.append(contentsOf: chunk.log) { location in
           var moved = location
@@ -186,6 +184,26 @@ enum ParallelExportReader {
     stretches.joined(before: index)
     try stretches.verifyEnd()
     return state.info
+  }
+
+  /// Whether `log` can register every origin `chunk` may hold new to it,
+  /// and so does each of its ``SampleLog/typeLogs``.
+  private static func hasRoom(in log: SampleLog, for chunk: Chunk) -> Bool {
+    let counts = log.originCounts
+    let added = chunk.log.originCounts
+    guard counts.count == added.count, added.count == chunk.seededOrigins.count else { return false }
+    for index in counts.indices
+    where counts[index] + added[index] - chunk.seededOrigins[index] > SampleLog.maximumOrigins {
+      return false
+    }
+    return true
+  }
+
+  /// Whether `log` numbers origins that `seed` does not (any of its
+  /// ``SampleLog/typeLogs`` included): the stretches handed out from then
+  /// on are better seeded from it.
+  static func numbersMoreOrigins(_ log: SampleLog, than seed: SampleLog) -> Bool {
+    zip(log.originCounts, seed.originCounts).contains { $0 > $1 }
   }
 
   /// What the stretches merged so far add up to.
@@ -294,8 +312,9 @@ enum ParallelExportReader {
     /// Whether it ended at its seam at top level with nothing doubtful (or,
     /// for the last, at the end of the XML with no error).
     var verified: Bool
-    /// How many of ``log``'s origins it started with (``Context/origins``).
-    var seededOrigins = 0
+    /// How many of ``log``'s origins it started with (``Context/origins``),
+    /// then how many each of its ``SampleLog/typeLogs`` started with.
+    var seededOrigins: [Int] = [0]
   }
 
   private struct Header {
@@ -364,7 +383,7 @@ enum ParallelExportReader {
     }
     return Chunk(
       log: decoder.log, info: decoder.info, lines: decoder.scannerResumePoint.linesBefore, verified: verified,
-      seededOrigins: context.origins.origins.count)
+      seededOrigins: context.origins.originCounts)
   }
 
   /// Reads the whole file front to back.
@@ -417,7 +436,7 @@ final class ChunkBoard: @unchecked Sendable {
   func publishOrigins(of log: SampleLog) {
     condition.lock()
     defer { condition.unlock() }
-    guard log.origins.count > origins.origins.count else { return }
+    guard ParallelExportReader.numbersMoreOrigins(log, than: origins) else { return }
     origins = SampleLog(numberingOriginsAs: log)
   }
 

@@ -93,11 +93,18 @@ extension ExportDecoder {
   /// to the type's canonical unit; every other is passed over.
   @inline(never)
   mutating func fastCountedRecord(typeStart: Int, limit: Int) -> Bool {
-    guard let counted = log.countedType else { return false }
+    guard var counted = log.countedType else { return false }
     let matches = counted.quotedIdentifierBytes.withUnsafeBufferPointer {
       ByteScanning.equal(scanner.buffer + typeStart, $0.baseAddress!, count: $0.count)
     }
-    guard matches else { return passOverRecord(typeStart: typeStart, limit: limit) }
+    if !matches {
+      // Counting several types: the record's own type's log, if it is one of them.
+      guard typeLogsTaken, let index = countedTypeIndex(quotedAt: typeStart) else {
+        return passOverRecord(typeStart: typeStart, limit: limit)
+      }
+      activateTypeLog(index)
+      counted = log.countedType ?? counted
+    }
     return fastSample(
       kind: .steps, from: typeStart &+ counted.quotedIdentifierBytes.count, limit: limit, unit: counted.unit)
   }

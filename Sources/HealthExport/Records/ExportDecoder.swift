@@ -55,8 +55,22 @@ struct ExportDecoder: ~Copyable {
 
   var scanner: XMLScanner
   private let mode: Mode
-  /// The samples read so far (``Mode/samples``).
+  /// The samples read so far (``Mode/samples``). For a log that counts
+  /// several types at once (``SampleLog/typeLogs``), while ``step()`` reads:
+  /// the log of the type being read (see ``typeLogs``).
   var log = SampleLog()
+  /// While ``step()`` reads into a log that counts several types at once:
+  /// its ``SampleLog/typeLogs``, taken out, but for the one of ``activeType``,
+  /// which is in ``log``, and whose place holds the log they were taken from
+  /// (``typeLogsTaken``). Records of a type go to its log as if it alone were
+  /// read: the same decoding, checks and origins (its own ``origins`` cache).
+  var typeLogs: [SampleLog] = []
+  /// The origin caches of ``typeLogs``, alike (``origins`` holds the active one's).
+  var typeOrigins: [OriginCache] = []
+  /// Which of ``typeLogs`` is in ``log``.
+  var activeType = 0
+  /// Whether ``typeLogs`` are taken out (see ``takeTypeLogs()``).
+  var typeLogsTaken = false
   /// What the export says about itself.
   var info: ExportInfo
   var origins = OriginCache()
@@ -184,6 +198,8 @@ struct ExportDecoder: ~Copyable {
   ///
   /// - Throws: The scanner's ``HealthExportError``s.
   mutating func step() throws -> Event {
+    if !log.typeLogs.isEmpty { takeTypeLogs() }
+    defer { if typeLogsTaken { returnTypeLogs() } }
     while true {
       let token = try scanner.next()
       if progress != nil, scanner.refills != lastProgressRefills { reportProgress(final: false) }
@@ -471,8 +487,12 @@ struct ExportDecoder: ~Copyable {
     }
     let kind: QuantityKind
     if let counted = log.countedType {
-      // One chosen type, in the steps slot (``SampleLog/countedType``).
-      guard scanner.rawValue(type).elementsEqual(counted.quotedIdentifierBytes.dropLast()) else { return }
+      // One chosen type, in the steps slot (``SampleLog/countedType``); or, counting several, the log of
+      // the record's type.
+      if !scanner.rawValue(type).elementsEqual(counted.quotedIdentifierBytes.dropLast()) {
+        guard typeLogsTaken, let index = countedTypeIndex(ofValue: scanner.rawValue(type)) else { return }
+        activateTypeLog(index)
+      }
       kind = .steps
     } else if scanner.attributeValueIs(type, "HKQuantityTypeIdentifierStepCount") {
       kind = .steps

@@ -1,6 +1,7 @@
 extension SampleLog {
   /// An empty log that numbers origins as `other` does: `other`'s origins
-  /// and sources, registered in its order, its ``storage`` and ``countedType``; no samples
+  /// and sources, registered in its order, its ``storage`` and ``countedType``, and its
+  /// ``typeLogs`` made alike; no samples
   /// and no invalid samples.
   ///
   /// A reader that decodes stretches of one export on several threads
@@ -19,6 +20,7 @@ extension SampleLog {
     sourceFacts = other.sourceFacts
     sourceIndex = other.sourceIndex
     countedType = other.countedType
+    typeLogs = other.typeLogs.map(SampleLog.init(numberingOriginsAs:))
   }
 
   /// Appends everything `other` holds, as if each of its samples and invalid
@@ -51,6 +53,8 @@ extension SampleLog {
   /// 65 536 origins) is reported invalid as ``InvalidSample/Reason/outOfRange``
   /// with no location, as ``append(_:location:)`` reports it.
   ///
+  /// The ``typeLogs`` of `other` (made alike) are appended to this log's, each to its own.
+  ///
   /// - Parameters:
   ///   - other: The log to append.
   ///   - relocate: Applied to the location of every example taken from
@@ -76,5 +80,8 @@ extension SampleLog {
     }
     for _ in 0..<dropped { reportInvalid(.outOfRange, location: nil) }
     invalid.merge(other.invalid, relocating: relocate)
+    for index in typeLogs.indices where index < other.typeLogs.count {
+      typeLogs[index].append(contentsOf: other.typeLogs[index], relocatingInvalid: relocate)
+    }
   }
 }

@@ -88,6 +88,12 @@ public struct SampleLog: Sendable {
   /// ```
   public var countedType: CumulativeType?
 
+  /// The logs of a log made with ``init(countingEach:storage:)``: one per
+  /// cumulative type, in the order given, each filled as a log whose
+  /// ``countedType`` is that type would be filled by the same read; empty
+  /// for any other log.
+  public internal(set) var typeLogs: [SampleLog] = []
+
   /// An empty log, keeping samples as ``SampleStorage/standard`` says.
   public init() {}
 

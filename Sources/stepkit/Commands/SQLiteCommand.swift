@@ -40,7 +40,8 @@ struct SQLiteCommand: Subcommand {
     docs/SQLITE.md. A record, workout, summary or correlation that cannot be
     read (a bad date or number, an attribute written twice) is left out and
     named with file, line and column. The export is read for the steps,
-    whole for the records, then once per cumulative type for daily_totals;
+    whole for the records, then once more for daily_totals (every cumulative
+    type at once);
     standard input is kept in a temporary file meanwhile.
 
     With several exports, or a folder of them (read in parallel, --jobs at a
@@ -185,8 +186,10 @@ struct SQLiteCommand: Subcommand {
       }
       written.notes.forEach(say)
     }
-    for type in written.cumulativeTypes {
-      let tally = try dailyTotals(of: type, argument, standardInputCopy: standardInputCopy)
+    var logs = try typeLogs(of: written.cumulativeTypes, argument, standardInputCopy: standardInputCopy)
+    for (index, type) in written.cumulativeTypes.enumerated() {
+      let tally = dailyTotals(logs[index], argument)
+      logs[index] = SampleLog()  // each type's samples freed once counted
       try CommandError.writing { () throws(OutputFileError) in
         try writer.writeDailyTotals(tally, type: type, export: export)
       }
@@ -196,23 +199,32 @@ struct SQLiteCommand: Subcommand {
     return written.report
   }
 
-  /// The per-day totals of `type` in the export at `argument`, counted as
-  /// `stepkit totals --type` counts them with this command's options.
-  private func dailyTotals(of type: CumulativeType, _ argument: String, standardInputCopy: String?)
-    throws(CommandError) -> Tally
+  /// The records of each of `types` in the export at `argument`, each
+  /// type's in a log of its own as `stepkit totals --type` reads them, from
+  /// one more read of the export for them all
+  /// (``SampleLog/init(countingEach:storage:)``).
+  private func typeLogs(of types: [CumulativeType], _ argument: String, standardInputCopy: String?)
+    throws(CommandError) -> [SampleLog]
   {
-    var log = SampleLog()
-    log.countedType = type
+    guard !types.isEmpty else { return [] }
+    var logs = SampleLog(countingEach: types)
     do {
-      // Every record of the type invalid is not an error here: the note names them.
+      // Every record of a type invalid is not an error here: the note names them.
       _ = try ExportReader.read(
-        ExportLoading.input(for: argument, standardInputCopy: standardInputCopy), into: &log,
+        ExportLoading.input(for: argument, standardInputCopy: standardInputCopy), into: &logs,
         threads: settings.jobs)
     } catch let error as HealthExportError {
       throw .export(error)
     } catch {
       throw .output("\(argument): \(error.localizedDescription)")
     }
+    return logs.typeLogs
+  }
+
+  /// The per-day totals of `log`, which holds one type of the export at
+  /// `argument`, counted as `stepkit totals --type` counts them with this
+  /// command's options.
+  private func dailyTotals(_ log: SampleLog, _ argument: String) -> Tally {
     var counting = settings.counting
     counting.unit = .day
     counting.recordsCountedValues = false

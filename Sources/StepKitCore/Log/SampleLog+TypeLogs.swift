@@ -1,0 +1,43 @@
+extension SampleLog {
+  /// A log that collects several cumulative types in one read of an export:
+  /// each type's records go into a log of its own (``typeLogs``), exactly as
+  /// reading into a log whose ``countedType`` is that type would collect
+  /// them (the same samples, origins and invalid records, in the same
+  /// order); this log itself holds no samples.
+  ///
+  /// Reading the export once for all its types costs about what reading it
+  /// for one does, rather than once per type.
+  ///
+  /// ```swift
+  /// var log = SampleLog(countingEach: [.activeEnergyBurned, .flightsClimbed])
+  /// try ExportReader.read(.path("export.zip"), into: &log)
+  /// let kcal = log.typeLogs[0].tally(CountingOptions()).total.steps
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - types: The types, each once.
+  ///   - storage: How each type's log keeps its samples.
+  public init(countingEach types: [CumulativeType], storage: SampleStorage = .standard) {
+    self.init(storage: storage)
+    typeLogs = types.map { type in
+      var log = SampleLog(storage: storage)
+      log.countedType = type
+      return log
+    }
+  }
+
+  /// Exchanges ``typeLogs`` with `logs`: a reader takes them out for the read
+  /// (each in turn the log it appends to) and hands them back.
+  @_spi(ExportReading)
+  public mutating func exchangeTypeLogs(_ logs: inout [SampleLog]) {
+    swap(&typeLogs, &logs)
+  }
+
+  /// How many origins this log holds, then each of its ``typeLogs``: what a
+  /// reader that merges logs read in parallel checks against
+  /// ``maximumOrigins``.
+  @_spi(ExportReading)
+  public var originCounts: [Int] {
+    [origins.count] + typeLogs.map(\.origins.count)
+  }
+}
