@@ -365,7 +365,9 @@ final class StretchRing: @unchecked Sendable {
   func publishOrigins(of log: SampleLog) {
     condition.lock()
     defer { condition.unlock() }
-    guard let (current, settings) = context, ParallelExportReader.numbersMoreOrigins(log, than: current.origins) else { return }
+    guard let (current, settings) = context,
+      ParallelExportReader.numbersMoreOrigins(log, than: current.origins)
+    else { return }
     var updated = current
     updated.origins = SampleLog(numberingOriginsAs: log)
     context = (updated, settings)
