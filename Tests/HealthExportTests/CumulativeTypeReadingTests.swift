@@ -177,4 +177,182 @@ struct CumulativeTypeReadingTests {
       }
     }
   }
+
+  // MARK: - Every type counted in one read (``SampleLog/init(countingEach:storage:)``)
+
+  /// Reads `xml` once into a log counting each of `types` (sequentially, in `chunkSize` pieces).
+  private static func typeLogs(
+    _ xml: String, _ types: [CumulativeType], fastRecords: Bool = true, chunkSize: Int = Int.max
+  ) throws -> [SampleLog] {
+    var log = SampleLog(countingEach: types)
+    _ = try ExportReader.read(
+      source: ChunkedSource(Array(xml.utf8), chunkSize: chunkSize), into: &log, fastRecords: fastRecords)
+    #expect(log.count == 0)
+    #expect(log.typeLogs.map(\.countedType) == types)
+    return log.typeLogs
+  }
+
+  @Test("Every type read at once: energy, flights and steps as worked out by hand")
+  func handMadeAtOnce() throws {
+    for fast in [true, false] {
+      for chunk in [Int.max, 7] {
+        let logs = try Self.typeLogs(
+          Self.handMade, [.flightsClimbed, .activeEnergyBurned, .stepCount], fastRecords: fast,
+          chunkSize: chunk)
+        let flights = logs[0].tally(CountingOptions())
+        let energy = logs[1].tally(CountingOptions())
+        let steps = logs[2].tally(CountingOptions())
+        // As `energyByHand` and `flightsByHand` work them out.
+        #expect(abs(energy.total.steps - 140) < 1e-9)
+        #expect(abs(energy.total.rawSteps - 390) < 1e-9)
+        #expect(abs(energy.total.manualSteps - 200) < 1e-9)
+        #expect(abs(flights.total.steps - 13.5) < 1e-9)
+        #expect(abs(flights.total.rawSteps - 15) < 1e-9)
+        #expect(flights.sources.map(\.name) == ["Ada’s Apple Watch", "Ada’s iPhone", "Stairs"])
+        #expect(steps.total.steps == 1000)
+        // Each log numbers only its own type's sources.
+        #expect(logs[1].sourceNames == ["Ada’s Apple Watch", "Ada’s iPhone", "Keep", "Health"])
+        #expect(logs[2].sourceNames == ["iPhone"])
+      }
+    }
+  }
+
+  @Test("Every type read at once: each type's invalid records in its own log, at their lines")
+  func invalidAtOnce() throws {
+    let xml = ExportTestSupport.export(
+      [
+        Self.record(
+          "ActiveEnergyBurned", source: "Keep", unit: "kcal", start: "10:00:00", end: "10:10:00", value: "-5"),
+        Self.record(
+          "FlightsClimbed", source: "Keep", unit: "count", start: "13:00:00", end: "13:10:00", value: "x"),
+        Self.record(
+          "ActiveEnergyBurned", source: "Keep", unit: "furlong", start: "11:00:00", end: "11:10:00",
+          value: "5"),
+        Self.record(
+          "FlightsClimbed", source: "Keep", unit: "kcal", start: "13:00:00", end: "13:10:00", value: "2"),
+        Self.record(
+          "ActiveEnergyBurned", source: "Keep", unit: "kcal", start: "13:00:00", end: "13:10:00",
+          value: "12.5"),
+        // Not counted, so never judged: another type's bad value.
+        Self.record(
+          "BasalEnergyBurned", source: "Keep", unit: "kcal", start: "13:00:00", end: "13:10:00", value: "x"),
+      ].joined(separator: "\n"))
+    for fast in [true, false] {
+      let logs = try Self.typeLogs(xml, [.activeEnergyBurned, .flightsClimbed], fastRecords: fast)
+      #expect(logs[0].tally(CountingOptions()).total.steps == 12.5)
+      #expect(logs[0].invalid.examples.map { $0.location?.line } == [4, 6])
+      #expect(logs[0].invalid.examples.map(\.reason) == [.negativeValue, .unknownUnit("furlong")])
+      #expect(logs[1].count == 0)
+      #expect(logs[1].invalid.examples.map { $0.location?.line } == [5, 7])
+      #expect(logs[1].invalid.examples.map(\.reason) == [.unparsableValue("x"), .unknownUnit("kcal")])
+    }
+  }
+
+  /// A Watch-shape export with, every 40 records, records of counted types that
+  /// are invalid, written otherwise than Apple writes them, or from sources
+  /// first seen there.
+  private static func generatedWithOddRecords() throws -> Data {
+    let data = try ParallelTestSupport.generatedExport(shape: "watch", days: 6)
+    var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+      .map(String.init)
+    var index = 0
+    var seen = 0
+    while index < lines.count {
+      if lines[index].hasPrefix(" <Record "), lines[index].hasSuffix("/>") {
+        seen += 1
+        if seen % 40 == 0 {
+          let app = "App \(seen % 7)"
+          let odd = [
+            record(
+              "ActiveEnergyBurned", source: app, unit: "lb", start: "10:00:00", end: "10:10:00", value: "5"),
+            record(
+              "FlightsClimbed", source: app, unit: "count", start: "10:00:00", end: "10:10:00", value: "-1"),
+            record(
+              "BasalEnergyBurned", source: app, unit: "kJ", start: "10:00:00", end: "10:10:00",
+              value: "41.84",
+              typedIn: true),
+            " <Record sourceName=\"\(app)\" type=\"HKQuantityTypeIdentifierActiveEnergyBurned\" unit=\"Cal\""
+              + " startDate=\"2024-02-29 10:00:00 +0000\" endDate=\"2024-02-29 10:05:00 +0000\" value=\"7\"/>",
+            record(
+              "ActiveEnergyBurned", source: app, unit: "kcal", start: "10:10:00", end: "10:00:00", value: "5"),
+          ]
+          lines.insert(contentsOf: odd, at: index + 1)
+          index += odd.count
+        }
+      }
+      index += 1
+    }
+    return Data(lines.joined(separator: "\n").utf8)
+  }
+
+  @Test("Every type read at once equals each type read alone, on one thread and in parallel at any seams")
+  func atOnceEqualsAlone() throws {
+    let data = try Self.generatedWithOddRecords()
+    let types: [CumulativeType] = [.activeEnergyBurned, .basalEnergyBurned, .flightsClimbed, .stepCount]
+    /// What a read into `log` produced for comparing, the shared counts of `info` aside.
+    func outcome(_ log: SampleLog) -> FullOutcome {
+      ParallelTestSupport.outcome(info: nil, error: nil, log: log)
+    }
+    var alone: [FullOutcome] = []
+    for type in types {
+      var log = SampleLog()
+      log.countedType = type
+      let expected = ParallelTestSupport.sequential(data, into: log)
+      #expect(expected.error == nil)
+      #expect(expected.samples.count > 0)
+      alone.append(
+        FullOutcome(
+          info: nil, error: nil, samples: expected.samples, sampleOrigins: expected.sampleOrigins,
+          origins: expected.origins, invalid: expected.invalid))
+    }
+    #expect(alone[0].invalid.count > 0 && alone[2].invalid.count > 0)
+    let atOnce = SampleLog(countingEach: types)
+    var sequential = atOnce
+    _ = try ExportReader.read(.data(data, name: "export.xml"), into: &sequential, threads: 1)
+    #expect(sequential.typeLogs.map(outcome) == alone)
+    for chunk in [64, 1000, 20_000] {
+      var run = ParallelExportReader.Run()
+      var parallel = atOnce
+      let settings = ParallelExportReader.Settings(
+        threads: 2, chunkBytes: chunk, headerBytes: chunk, minimumBytes: 0, bufferBytes: 1 << 16)
+      _ = try ParallelExportReader.read(
+        MemoryByteSource(data, displayName: "export.xml"), into: &parallel, settings: settings, run: &run)
+      #expect(run.merged > 1, "chunk \(chunk)")
+      #expect(parallel.typeLogs.map(outcome) == alone, "chunk \(chunk)")
+    }
+  }
+
+  @Test("Every type read at once: the generator's energy and flights equal its own merge, every day")
+  func generatorGroundTruthAtOnce() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "stepkit-cumulative-at-once-\(getpid())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let xml = folder.appendingPathComponent("export.xml").path
+    let truthPath = folder.appendingPathComponent("truth.csv").path
+    _ = try generateExport(arguments: [
+      "--days", "24", "--seed", "7", "-o", xml, "--expect-totals-csv", truthPath,
+    ])
+    var expected: [String: [String: (Double, Double)]] = [:]
+    for line in try String(contentsOfFile: truthPath, encoding: .utf8).split(separator: "\n").dropFirst() {
+      let cells = line.split(separator: ",").map(String.init)
+      expected[cells[1], default: [:]][cells[0]] = (Double(cells[2])!, Double(cells[3])!)
+    }
+    let types: [CumulativeType] = [.flightsClimbed, .activeEnergyBurned]
+    for threads in [1, 2] {
+      var log = SampleLog(countingEach: types)
+      _ = try ExportReader.read(.path(xml), into: &log, threads: threads)
+      for (type, typeLog) in zip(types, log.typeLogs) {
+        let days = try #require(expected[type.identifier])
+        var seen = 0
+        for bucket in typeLog.tally(CountingOptions()).buckets {
+          guard let (value, raw) = days[bucket.firstDay.description] else { continue }
+          seen += 1
+          #expect(abs(bucket.steps - value) < 1e-6, "\(type) \(bucket.firstDay)")
+          #expect(abs(bucket.rawSteps - raw) < 1e-6, "\(type) \(bucket.firstDay)")
+        }
+        #expect(seen == days.values.filter { $0.1 > 0 }.count)
+      }
+    }
+  }
 }
