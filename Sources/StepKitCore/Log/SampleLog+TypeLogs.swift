@@ -16,11 +16,15 @@ extension SampleLog {
   ///
   /// - Parameters:
   ///   - types: The types, each once.
-  ///   - storage: How each type's log keeps its samples.
+  ///   - storage: How the logs keep their samples: its
+  ///     ``SampleStorage/memoryBudget`` is shared out among the types' logs,
+  ///     so that together they keep no more in memory than one log would.
   public init(countingEach types: [CumulativeType], storage: SampleStorage = .standard) {
     self.init(storage: storage)
+    var share = storage
+    share.memoryBudget = storage.memoryBudget / max(types.count, 1)
     typeLogs = types.map { type in
-      var log = SampleLog(storage: storage)
+      var log = SampleLog(storage: share)
       log.countedType = type
       return log
     }
