@@ -50,11 +50,11 @@ enum Platform {
   ///
   /// glibc raises its mmap threshold each time such a buffer is freed, so
   /// that later ones come from the heap, whose freed memory it keeps: one
-  /// export read whole, then once per cumulative type on two threads, kept
-  /// the buffers of every pass, and `stepkit sqlite` of a 500 MB export
-  /// peaked at 67 MiB instead of 56 MiB, no faster for it. A fixed threshold
-  /// maps each such buffer on its own and unmaps it when freed. Other C
-  /// libraries are left as they are.
+  /// export read whole, then once per cumulative type on two threads (as
+  /// `stepkit sqlite` read it then), kept the buffers of every pass, and
+  /// `stepkit sqlite` of a 500 MB export peaked at 67 MiB instead of 56 MiB,
+  /// no faster for it. A fixed threshold maps each such buffer on its own
+  /// and unmaps it when freed. Other C libraries are left as they are.
   static func returnLargeFreedBuffers() {
     #if canImport(Glibc)
       _ = glibcMallopt(MalloptParameter.mmapThreshold, 1 << 20)
