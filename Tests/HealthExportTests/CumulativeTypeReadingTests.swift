@@ -112,24 +112,27 @@ struct CumulativeTypeReadingTests {
     #expect(asType.total.steps == 1000)
   }
 
+  /// Active energy invalid three ways (lines 4–6), valid once, and flights with a bad value (line 8).
+  static let invalidMix = ExportTestSupport.export(
+    [
+      Self.record(
+        "ActiveEnergyBurned", source: "Keep", unit: "kcal", start: "10:00:00", end: "10:10:00", value: "-5"),
+      Self.record(
+        "ActiveEnergyBurned", source: "Keep", unit: "furlong", start: "11:00:00", end: "11:10:00",
+        value: "5"),
+      Self.record(
+        "ActiveEnergyBurned", source: "Keep", unit: "kcal", start: "12:10:00", end: "12:00:00", value: "5"),
+      Self.record(
+        "ActiveEnergyBurned", source: "Keep", unit: "kcal", start: "13:00:00", end: "13:10:00",
+        value: "12.5"),
+      // Judged only when flights are counted.
+      Self.record(
+        "FlightsClimbed", source: "Keep", unit: "count", start: "13:00:00", end: "13:10:00", value: "x"),
+    ].joined(separator: "\n"))
+
   @Test("Invalid records of a counted type are reported with their place, like invalid steps")
   func invalidRecords() throws {
-    let xml = ExportTestSupport.export(
-      [
-        Self.record(
-          "ActiveEnergyBurned", source: "Keep", unit: "kcal", start: "10:00:00", end: "10:10:00", value: "-5"),
-        Self.record(
-          "ActiveEnergyBurned", source: "Keep", unit: "furlong", start: "11:00:00", end: "11:10:00",
-          value: "5"),
-        Self.record(
-          "ActiveEnergyBurned", source: "Keep", unit: "kcal", start: "12:10:00", end: "12:00:00", value: "5"),
-        Self.record(
-          "ActiveEnergyBurned", source: "Keep", unit: "kcal", start: "13:00:00", end: "13:10:00",
-          value: "12.5"),
-        // Not counted, so never judged: another type's bad value.
-        Self.record(
-          "FlightsClimbed", source: "Keep", unit: "count", start: "13:00:00", end: "13:10:00", value: "x"),
-      ].joined(separator: "\n"))
+    let xml = Self.invalidMix
     for fast in [true, false] {
       let (tally, info) = try Self.tally(xml, .activeEnergyBurned, fastRecords: fast)
       #expect(tally.total.steps == 12.5)
@@ -140,7 +143,9 @@ struct CumulativeTypeReadingTests {
     }
   }
 
-  @Test("The generator's energy and flights: every day equals its own merge, on one thread and on two")
+  @Test(
+    "The generator's energy and flights: every day equals its own merge, on one thread and on two, alone and at once"
+  )
   func generatorGroundTruth() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "stepkit-cumulative-\(getpid())")
@@ -158,22 +163,32 @@ struct CumulativeTypeReadingTests {
       expected[cells[1], default: [:]][cells[0]] = (Double(cells[2])!, Double(cells[3])!)
     }
     #expect(expected.count == 2)
-    for type in [CumulativeType.activeEnergyBurned, .flightsClimbed] {
+    let types = [CumulativeType.activeEnergyBurned, .flightsClimbed]
+    /// Checks the days of `log`, which read `type`, against the generator's.
+    func check(_ log: SampleLog, _ type: CumulativeType, _ how: String) throws {
       let days = try #require(expected[type.identifier])
       #expect(days.count >= 20)
-      for threads in [1, 2] {
+      var seen = 0
+      for bucket in log.tally(CountingOptions()).buckets {
+        guard let (value, raw) = days[bucket.firstDay.description] else { continue }
+        seen += 1
+        #expect(abs(bucket.steps - value) < 1e-6, "\(type) \(bucket.firstDay), \(how)")
+        #expect(abs(bucket.rawSteps - raw) < 1e-6, "\(type) \(bucket.firstDay), \(how)")
+      }
+      #expect(seen == days.values.filter { $0.1 > 0 }.count, "\(type), \(how)")
+    }
+    for threads in [1, 2] {
+      for type in types {
         var log = SampleLog()
         log.countedType = type
         _ = try ExportReader.read(.path(xml), into: &log, threads: threads)
-        let tally = log.tally(CountingOptions())
-        var seen = 0
-        for bucket in tally.buckets {
-          guard let (value, raw) = days[bucket.firstDay.description] else { continue }
-          seen += 1
-          #expect(abs(bucket.steps - value) < 1e-6, "\(type) \(bucket.firstDay)")
-          #expect(abs(bucket.rawSteps - raw) < 1e-6, "\(type) \(bucket.firstDay)")
-        }
-        #expect(seen == days.values.filter { $0.1 > 0 }.count)
+        try check(log, type, "alone, \(threads) threads")
+      }
+      // Every type in one read (``SampleLog/init(countingEach:storage:)``).
+      var log = SampleLog(countingEach: types.reversed())
+      _ = try ExportReader.read(.path(xml), into: &log, threads: threads)
+      for (type, typeLog) in zip(types.reversed(), log.typeLogs) {
+        try check(typeLog, type, "at once, \(threads) threads")
       }
     }
   }
@@ -219,35 +234,18 @@ struct CumulativeTypeReadingTests {
 
   @Test("Every type read at once: each type's invalid records in its own log, at their lines")
   func invalidAtOnce() throws {
-    let xml = ExportTestSupport.export(
-      [
-        Self.record(
-          "ActiveEnergyBurned", source: "Keep", unit: "kcal", start: "10:00:00", end: "10:10:00", value: "-5"),
-        Self.record(
-          "FlightsClimbed", source: "Keep", unit: "count", start: "13:00:00", end: "13:10:00", value: "x"),
-        Self.record(
-          "ActiveEnergyBurned", source: "Keep", unit: "furlong", start: "11:00:00", end: "11:10:00",
-          value: "5"),
-        Self.record(
-          "FlightsClimbed", source: "Keep", unit: "kcal", start: "13:00:00", end: "13:10:00", value: "2"),
-        Self.record(
-          "ActiveEnergyBurned", source: "Keep", unit: "kcal", start: "13:00:00", end: "13:10:00",
-          value: "12.5"),
-        // Not counted, so never judged: another type's bad value.
-        Self.record(
-          "BasalEnergyBurned", source: "Keep", unit: "kcal", start: "13:00:00", end: "13:10:00", value: "x"),
-      ].joined(separator: "\n"))
     for fast in [true, false] {
-      let logs = try Self.typeLogs(xml, [.activeEnergyBurned, .flightsClimbed], fastRecords: fast)
+      let logs = try Self.typeLogs(
+        Self.invalidMix, [.activeEnergyBurned, .flightsClimbed], fastRecords: fast)
       #expect(logs[0].tally(CountingOptions()).total.steps == 12.5)
-      #expect(logs[0].invalid.examples.map { $0.location?.line } == [4, 6])
-      #expect(logs[0].invalid.examples.map(\.reason) == [.negativeValue, .unknownUnit("furlong")])
+      #expect(logs[0].invalid.examples.map { $0.location?.line } == [4, 5, 6])
+      #expect(
+        logs[0].invalid.examples.map(\.reason) == [.negativeValue, .unknownUnit("furlong"), .endBeforeStart])
       #expect(logs[1].count == 0)
-      #expect(logs[1].invalid.examples.map { $0.location?.line } == [5, 7])
-      #expect(logs[1].invalid.examples.map(\.reason) == [.unparsableValue("x"), .unknownUnit("kcal")])
+      #expect(logs[1].invalid.examples.map { $0.location?.line } == [8])
+      #expect(logs[1].invalid.examples.map(\.reason) == [.unparsableValue("x")])
     }
   }
-
   /// A Watch-shape export with, every 40 records, records of counted types that
   /// are invalid, written otherwise than Apple writes them, or from sources
   /// first seen there.
@@ -319,40 +317,6 @@ struct CumulativeTypeReadingTests {
         MemoryByteSource(data, displayName: "export.xml"), into: &parallel, settings: settings, run: &run)
       #expect(run.merged > 1, "chunk \(chunk)")
       #expect(parallel.typeLogs.map(outcome) == alone, "chunk \(chunk)")
-    }
-  }
-
-  @Test("Every type read at once: the generator's energy and flights equal its own merge, every day")
-  func generatorGroundTruthAtOnce() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "stepkit-cumulative-at-once-\(getpid())")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let xml = folder.appendingPathComponent("export.xml").path
-    let truthPath = folder.appendingPathComponent("truth.csv").path
-    _ = try generateExport(arguments: [
-      "--days", "24", "--seed", "7", "-o", xml, "--expect-totals-csv", truthPath,
-    ])
-    var expected: [String: [String: (Double, Double)]] = [:]
-    for line in try String(contentsOfFile: truthPath, encoding: .utf8).split(separator: "\n").dropFirst() {
-      let cells = line.split(separator: ",").map(String.init)
-      expected[cells[1], default: [:]][cells[0]] = (Double(cells[2])!, Double(cells[3])!)
-    }
-    let types: [CumulativeType] = [.flightsClimbed, .activeEnergyBurned]
-    for threads in [1, 2] {
-      var log = SampleLog(countingEach: types)
-      _ = try ExportReader.read(.path(xml), into: &log, threads: threads)
-      for (type, typeLog) in zip(types, log.typeLogs) {
-        let days = try #require(expected[type.identifier])
-        var seen = 0
-        for bucket in typeLog.tally(CountingOptions()).buckets {
-          guard let (value, raw) = days[bucket.firstDay.description] else { continue }
-          seen += 1
-          #expect(abs(bucket.steps - value) < 1e-6, "\(type) \(bucket.firstDay)")
-          #expect(abs(bucket.rawSteps - raw) < 1e-6, "\(type) \(bucket.firstDay)")
-        }
-        #expect(seen == days.values.filter { $0.1 > 0 }.count)
-      }
     }
   }
 }
