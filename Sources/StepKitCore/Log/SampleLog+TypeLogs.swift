@@ -6,7 +6,8 @@ extension SampleLog {
   /// order); this log itself holds no samples.
   ///
   /// Reading the export once for all its types costs about what reading it
-  /// for one does, rather than once per type.
+  /// for one does, rather than once per type. The counts the read returns
+  /// (HealthExport's `ExportInfo`) are those of all the types together.
   ///
   /// ```swift
   /// var log = SampleLog(countingEach: [.activeEnergyBurned, .flightsClimbed])
