@@ -41,8 +41,7 @@ struct SQLiteCommand: Subcommand {
     read (a bad date or number, an attribute written twice) is left out and
     named with file, line and column. The export is read for the steps,
     whole for the records, then once more for daily_totals (every cumulative
-    type at once);
-    standard input is kept in a temporary file meanwhile.
+    type at once); standard input is kept in a temporary file meanwhile.
 
     With several exports, or a folder of them (read in parallel, --jobs at a
     time), one database holds them all: an exports table (export, file,
