@@ -16,7 +16,8 @@ extension SampleLog {
   /// ```
   ///
   /// - Parameters:
-  ///   - types: The types, each once.
+  ///   - types: The types, each once. With none, the log is an ordinary
+  ///     one, which collects steps and distance, and ``typeLogs`` is empty.
   ///   - storage: How the logs keep their samples: its
   ///     ``SampleStorage/memoryBudget`` is shared out among the types' logs,
   ///     so that together they keep no more in memory than one log would.
