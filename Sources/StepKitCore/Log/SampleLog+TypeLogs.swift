@@ -5,9 +5,10 @@ extension SampleLog {
   /// them (the same samples, origins and invalid records, in the same
   /// order); this log itself holds no samples.
   ///
-  /// Reading the export once for all its types costs about what reading it
-  /// for one does, rather than once per type. The counts the read returns
-  /// (HealthExport's `ExportInfo`) are those of all the types together.
+  /// One read for all the types passes over the export's other records once,
+  /// not once per type; each type's records are decoded as its own read
+  /// would decode them. The counts the read returns (HealthExport's
+  /// `ExportInfo`) are those of all the types together.
   ///
   /// ```swift
   /// var log = SampleLog(countingEach: [.activeEnergyBurned, .flightsClimbed])
@@ -20,7 +21,8 @@ extension SampleLog {
   ///     one, which collects steps and distance, and ``typeLogs`` is empty.
   ///   - storage: How the logs keep their samples: its
   ///     ``SampleStorage/memoryBudget`` is shared out among the types' logs,
-  ///     so that together they keep no more in memory than one log would.
+  ///     so that the sealed chunks they keep in memory stay within it
+  ///     together, as one log's would (each log also fills a chunk of its own).
   public init(countingEach types: [CumulativeType], storage: SampleStorage = .standard) {
     self.init(storage: storage)
     var share = storage
