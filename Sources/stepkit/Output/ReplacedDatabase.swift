@@ -35,6 +35,7 @@ struct ReplacedDatabase {
     }
     guard Platform.fileKind(target).kind == .regular else { return }
     var handle: OpaquePointer?
+    SQLiteSetup.once
     guard sqlite3_open_v2(target, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
       sqlite3_close(handle)
       return

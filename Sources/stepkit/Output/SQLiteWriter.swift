@@ -38,6 +38,7 @@ final class SQLiteWriter {
     self.file = file
     self.path = path
     isCohort = cohort
+    SQLiteSetup.once
     var handle: OpaquePointer?
     // Used from one thread only (a cohort's exports are delivered in turn on the calling
     // thread): no mutex around each call.
@@ -465,6 +466,7 @@ extension SQLiteWriter {
     try? handle.close()
     guard header == Data("SQLite format 3\u{0}".utf8) else { return nil }
     var database: OpaquePointer?
+    SQLiteSetup.once
     guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
       let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
       sqlite3_close(database)
