@@ -155,6 +155,63 @@ struct RecordsTableTests {
     }
   }
 
+  @Test("A value the row before had is kept; a change, a NULL or bytes that are not UTF-8 are not lost")
+  func repeatedValues() throws {
+    try withScratchDirectory { directory in
+      // Each record's device has a fresh object address, as in real exports.
+      func device(_ address: String) -> String {
+        "device=\"&lt;&lt;HKDevice: 0x\(address)&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, "
+          + "hardware:Watch6,2, software:10.3&gt;\""
+      }
+      func record(
+        _ type: String, source: String, version: String?, device: String?, unit: String?, value: String
+      ) -> String {
+        let parts = [
+          "type=\"HK\(type)\"", "sourceName=\"\(source)\"", version.map { "sourceVersion=\"\($0)\"" },
+          device, unit.map { "unit=\"\($0)\"" }, "startDate=\"2024-03-01 08:00:00 +0100\"",
+          "endDate=\"2024-03-01 08:00:00 +0100\"", "value=\"\(value)\"",
+        ]
+        return " <Record \(parts.compactMap { $0 }.joined(separator: " "))/>\n"
+      }
+      let mass = "QuantityTypeIdentifierBodyMass"
+      let sleep = "CategoryTypeIdentifierSleepAnalysis"
+      let inBed = "HKCategoryValueSleepAnalysisInBed"
+      // `STRAY` becomes a lone continuation byte: the same bytes that are not UTF-8 in two rows running.
+      let text =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
+        + record(mass, source: "WaSTRAYge", version: "1", device: device("a1"), unit: "kg", value: "70")
+        + record(mass, source: "WaSTRAYge", version: "1", device: device("a2"), unit: "kg", value: "71")
+        + record(sleep, source: "Scale", version: nil, device: nil, unit: nil, value: inBed)
+        + record(mass, source: "Scale", version: "2", device: device("a3"), unit: "lb", value: "150")
+        + record(mass, source: "Scale", version: "2", device: nil, unit: "lb", value: "151")
+        + record(mass, source: "WaSTRAYge", version: "2", device: device("a4"), unit: "lb", value: "152")
+        + "</HealthData>\n"
+      let bytes = text.split(separator: "STRAY", omittingEmptySubsequences: false)
+        .map { Array($0.utf8) }.joined(separator: [0xBF]).map { $0 }
+      try Data(bytes).write(to: directory.appendingPathComponent("export.xml"))
+      let result = try StepkitRunner.run(["sqlite", "export.xml", "out.db"], in: directory)
+      #expect(result.exitCode == 0, "\(result.standardError)")
+      #expect(
+        result.standardError.contains(
+          "stepkit: 3 records hold bytes that are not UTF-8; each is written to the database as U+FFFD\n"))
+      let watch = ["Apple Watch", "Apple Inc.", "Watch", "Watch6,2", "10.3"]
+      let none = ["NULL", "NULL", "NULL", "NULL", "NULL"]
+      let rows = try query(
+        directory.appendingPathComponent("out.db").path,
+        "SELECT type, unit, value, value_text, source, source_version, device_name, device_manufacturer, "
+          + "device_model, device_hardware, device_software FROM records ORDER BY id")
+      #expect(
+        rows == [
+          ["HK" + mass, "kg", "70.0", "NULL", "Wa\u{FFFD}ge", "1"] + watch,
+          ["HK" + mass, "kg", "71.0", "NULL", "Wa\u{FFFD}ge", "1"] + watch,
+          ["HK" + sleep, "NULL", "NULL", inBed, "Scale", "NULL"] + none,
+          ["HK" + mass, "lb", "150.0", "NULL", "Scale", "2"] + watch,
+          ["HK" + mass, "lb", "151.0", "NULL", "Scale", "2"] + none,
+          ["HK" + mass, "lb", "152.0", "NULL", "Wa\u{FFFD}ge", "2"] + watch,
+        ])
+    }
+  }
+
   /// Top-level `<Record` lines of a fixture, counted as text (every fixture writes one element a line, indented by one space).
   private static func naiveRecordCount(_ name: String) throws -> Int {
     let text = try String(contentsOf: StepkitRunner.fixtures.appendingPathComponent(name), encoding: .utf8)
