@@ -164,6 +164,38 @@ struct WholeExportTests {
     }
   }
 
+  @Test("Records with more metadata entries and unknown attributes than the reader first makes room for")
+  func manySpans() throws {
+    // 40 entries and 12 attributes outside the known ones: past the 16 and 4 the spans start with.
+    let entries = (0..<40).map { "  <MetadataEntry key=\"key\($0)\" value=\"value \($0)\"/>\n" }.joined()
+    let extra = (0..<12).map { "extra\($0)=\"\($0 * 7)\"" }.joined(separator: " ")
+    func record(_ value: Int, attributes: String, children: String) -> String {
+      let head =
+        " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" unit=\"count/min\" "
+        + "startDate=\"2024-03-01 08:00:00 +0100\" endDate=\"2024-03-01 08:00:00 +0100\" value=\"\(value)\""
+      let end = children.isEmpty ? "/>\n" : ">\n\(children) </Record>\n"
+      return head + " \(attributes)" + end
+    }
+    let records =
+      record(60, attributes: extra, children: entries)
+      + record(61, attributes: "", children: "  <MetadataEntry key=\"only\" value=\"1\"/>\n")
+      + record(62, attributes: extra, children: entries)
+    let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
+    let data = Data((head + records + "</HealthData>\n").utf8)
+    let reference = try ReferenceReader.read(data)
+    let read = try wholeExport(data)
+    #expect(reference.valid.count == 3)
+    #expect(read.records == reference.valid)
+    #expect(read.records.first?.metadata.count == 40 && read.records.first?.attributes.count == 18)
+    #expect(try wholeExport(data, batchBytes: 1).records == reference.valid)
+    // A name outside the known ones given twice, past the first room: that record is invalid
+    // (XMLParser refuses the whole file), the others are read as before.
+    let repeated = record(63, attributes: extra + " extra11=\"again\"", children: "")
+    let withRepeat = try wholeExport(Data((head + records + repeated + "</HealthData>\n").utf8))
+    #expect(withRepeat.records == reference.valid)
+    #expect(withRepeat.report.invalid.count == 1)
+  }
+
   @Test("iOS 8: source=, compact dates, HKWasUserEntered and metadata named with spaces as attributes")
   func iOS8() throws {
     let data = try Data(contentsOf: cliFixtures.appendingPathComponent("ios8-export.xml"))

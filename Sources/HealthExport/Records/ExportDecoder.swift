@@ -818,7 +818,7 @@ struct ExportDecoder: ~Copyable {
     }
     if arena.others.count > 4 {
       // Names outside the known ones may repeat too (the known ones were checked by bit).
-      let others = arena.others
+      let others = arena.others.buffer
       for later in stride(from: 4, to: others.count, by: 4) {
         for earlier in stride(from: 0, to: later, by: 4) where equalSpans(arena, others, earlier, later) {
           let name = String(
@@ -881,7 +881,8 @@ struct ExportDecoder: ~Copyable {
   private static let quantityTypePrefix: StaticString = "HKQuantityTypeIdentifier"
 
   /// Whether spans `a` and `b` (name spans of `spans`, four entries each) hold the same bytes.
-  private func equalSpans(_ arena: RecordArena, _ spans: [Int], _ a: Int, _ b: Int) -> Bool {
+  private func equalSpans(_ arena: RecordArena, _ spans: UnsafeBufferPointer<Int>, _ a: Int, _ b: Int) -> Bool
+  {
     let length = spans[a + 1] - spans[a]
     return length == spans[b + 1] - spans[b]
       && ByteScanning.equal(arena.bytes + spans[a], arena.bytes + spans[b], count: length)
@@ -928,17 +929,14 @@ struct ExportDecoder: ~Copyable {
     guard let element = readyElement, let arena else { return }
     readyElement = nil
     elementsHandedOut += 1
-    try arena.metadata.withUnsafeBufferPointer { metadata in
-      try arena.others.withUnsafeBufferPointer { others in
-        try body(
-          .record(
-            RawRecord(
-              arena: UnsafePointer(arena.bytes), fields: UnsafePointer(arena.fields), metadataSpans: metadata,
-              otherSpans: others, startMilliseconds: element.startMs, endMilliseconds: element.endMs,
-              utcOffsetSeconds: element.utcOffsetSeconds, creationMilliseconds: element.creationMs,
-              numericValue: element.number)))
-      }
-    }
+    try body(
+      .record(
+        RawRecord(
+          arena: UnsafePointer(arena.bytes), fields: UnsafePointer(arena.fields),
+          metadataSpans: arena.metadata.buffer, otherSpans: arena.others.buffer,
+          startMilliseconds: element.startMs, endMilliseconds: element.endMs,
+          utcOffsetSeconds: element.utcOffsetSeconds, creationMilliseconds: element.creationMs,
+          numericValue: element.number)))
   }
 
   // MARK: - Workouts, activity summaries, correlations
