@@ -140,3 +140,36 @@ struct UTF8TextTests {
     #expect(checked == 22 * 22 * 22 * 4)
   }
 }
+
+@Suite("Record text: instants in UTC")
+struct RecordTextTests {
+  /// Foundation's ISO 8601 text of `ms` in UTC, milliseconds only when not zero.
+  private static func foundation(_ ms: Int64) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.formatOptions =
+      ms % 1000 == 0 ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
+  }
+
+  @Test("each instant as Foundation's ISO8601DateFormatter writes it, on the same day and across days")
+  func utcInstants() {
+    var text = RecordText(capacity: 8)
+    // A fixed walk over 1950 to 2090, in steps that land on and off whole seconds, some on
+    // the day before, so that both the cached day and a new day are written.
+    var ms: Int64 = -631_152_000_000
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    for _ in 0..<3000 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      // A quarter of the steps within the hour, the rest up to two months.
+      let step = Int64(state >> 40) % (state & 6 == 0 ? 3_600_000 : 5_000_000_000)
+      ms += state & 1 == 0 ? step - step % 1000 : step
+      text.reset()
+      let start = text.utcInstant(ms)
+      let written = String(
+        decoding: UnsafeBufferPointer(start: text.bytes + start, count: text.count - start), as: UTF8.self)
+      #expect(written == Self.foundation(ms), "\(ms)")
+      #expect(written == TextFormatting.localDateTime(ms, offsetSeconds: 0))
+    }
+  }
+}
