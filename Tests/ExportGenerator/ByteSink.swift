@@ -13,8 +13,8 @@ struct GeneratorError: Error, CustomStringConvertible {
 /// Accumulates generated text in a large buffer and hands it to the outputs in
 /// big pieces; appending is a `memcpy`, so writing runs at hundreds of MB/s.
 final class ByteSink {
-  private let capacity = 8 << 20
-  private let flushThreshold = 4 << 20
+  private let capacity: Int
+  private let flushThreshold: Int
   private let buffer: UnsafeMutablePointer<UInt8>
   private var count = 0
   private(set) var totalBytes: Int64 = 0
@@ -22,8 +22,12 @@ final class ByteSink {
   var writtenBytes: Int64 { totalBytes + Int64(count) }
   private let outputs: [ByteOutput]
 
-  init(outputs: [ByteOutput]) {
+  /// A sink handing its bytes to `outputs` once `flushThreshold` of them are buffered
+  /// (the writer calls ``flushIfNeeded()`` between records, so a record never meets a full buffer).
+  init(outputs: [ByteOutput], capacity: Int = 8 << 20, flushThreshold: Int = 4 << 20) {
     self.outputs = outputs
+    self.capacity = capacity
+    self.flushThreshold = flushThreshold
     buffer = .allocate(capacity: capacity)
   }
 
@@ -120,12 +124,63 @@ final class ByteSink {
     try flush()
     for output in outputs { try output.finish() }
   }
+
+  /// Puts the elements that start at `offsets` (ascending byte offsets, not yet flushed, the last
+  /// element running to the end of the buffer) in the order `order` lists their indices.
+  func reorder(elementsAt offsets: [Int64], order: [Int]) {
+    guard let first = offsets.first else { return }
+    let base = Int(first - totalBytes)
+    precondition(base >= 0, "reordering bytes already flushed")
+    let region = Array(UnsafeBufferPointer(start: buffer + base, count: count - base))
+    var cursor = base
+    region.withUnsafeBufferPointer { region in
+      for index in order {
+        let from = Int(offsets[index] - first)
+        let to = index + 1 < offsets.count ? Int(offsets[index + 1] - first) : region.count
+        (buffer + cursor).update(from: region.baseAddress! + from, count: to - from)
+        cursor += to - from
+      }
+    }
+  }
+
+  /// Appends the `count` bytes a spill file holds, a buffer at a time.
+  func append(contentsOf spill: FileOutput, count: Int64) throws {
+    try flush()
+    var offset: Int64 = 0
+    while offset < count {
+      let length = try spill.read(
+        into: buffer, count: Int(min(Int64(flushThreshold), count - offset)), at: offset)
+      guard length > 0 else { throw GeneratorError(description: "a spill file ended early") }
+      self.count = length
+      offset += Int64(length)
+      try flush()
+    }
+  }
 }
 
 /// A file, or standard output for `-`.
 final class FileOutput: ByteOutput {
   private let descriptor: Int32
   private let path: String
+
+  /// A file made in `directory` and unlinked at once: it holds bytes for reading back
+  /// (``read(into:count:at:)``) and leaves nothing behind however the command ends.
+  static func temporary(in directory: String) throws -> FileOutput {
+    var template = Array("\(directory)/.export-generator-XXXXXX".utf8CString)
+    let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard descriptor >= 0 else {
+      throw GeneratorError(
+        description: "cannot create a spill file in \(directory): \(String(cString: strerror(errno)))")
+    }
+    let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    unlink(path)
+    return FileOutput(descriptor: descriptor, path: path)
+  }
+
+  private init(descriptor: Int32, path: String) {
+    self.descriptor = descriptor
+    self.path = path
+  }
 
   init(path: String) throws {
     self.path = path
@@ -154,5 +209,16 @@ final class FileOutput: ByteOutput {
 
   func finish() throws {
     if descriptor != 1 { close(descriptor) }
+  }
+
+  /// Reads up to `count` bytes at `offset` into `buffer`; returns how many (0 at the end).
+  func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int, at offset: Int64) throws -> Int {
+    while true {
+      let result = pread(descriptor, buffer, count, off_t(offset))
+      if result >= 0 { return result }
+      if errno != EINTR {
+        throw GeneratorError(description: "reading \(path) failed: \(String(cString: strerror(errno)))")
+      }
+    }
   }
 }

@@ -80,10 +80,12 @@ struct RecordPrefix {
   var head: [UInt8]
   /// `&gt;, name:…&gt;" unit="…" creationDate="` after the address, or nil without a device.
   var tail: [UInt8]?
+  /// The ``ExportSection`` the element goes to when it is not nested in another.
+  var section: Int
 }
 
-/// Writes an Apple Health export.xml, day by day, and tallies the raw steps
-/// it wrote per local day.
+/// Makes an Apple Health export.xml day by day, writing each element to its section's sink
+/// (one sink for all in time order), and tallies the raw steps it wrote per local day.
 final class ExportWriter {
   struct DayTally {
     var date: String
@@ -92,7 +94,9 @@ final class ExportWriter {
     var stepSamples: Int
   }
 
-  private let sink: ByteSink
+  private let sections: SectionSinks
+  /// The sink of the element being written.
+  private var sink: ByteSink
   private var random: SeededRandom
   private let density: Density
   private let timeline: Timeline
@@ -118,8 +122,9 @@ final class ExportWriter {
   private var lifeRandom: SeededRandom
   private let fitnessApp: GeneratedSource
 
-  init(sink: ByteSink, seed: UInt64, density: Density, timeline: Timeline, firstEpochDay: Int) {
-    self.sink = sink
+  init(sections: SectionSinks, seed: UInt64, density: Density, timeline: Timeline, firstEpochDay: Int) {
+    self.sections = sections
+    sink = sections.document
     random = SeededRandom(seed: seed)
     self.density = density
     self.timeline = timeline
@@ -166,6 +171,7 @@ final class ExportWriter {
   // MARK: Document
 
   func writeHeader(brokenDTD: Bool, exportDay: CivilDate) {
+    sink = sections.document
     sink.append(Array(ExportDTD.text(broken: brokenDTD).utf8))
     sink.append("<HealthData locale=\"de_DE\">\n <ExportDate value=\"")
     sink.append(exportDay.isoBytes)
@@ -177,8 +183,10 @@ final class ExportWriter {
     )
   }
 
-  func writeFooter() {
-    sink.append("</HealthData>\n")
+  /// Writes the sections (in type order) and the end of the document.
+  func writeFooter() throws {
+    try sections.finish()
+    sections.document.append("</HealthData>\n")
   }
 
   // MARK: Days
@@ -237,14 +245,14 @@ final class ExportWriter {
     if index % 9 == 4 {
       writeManualEntry()
     }
-    try sink.flushIfNeeded()
+    try sections.flushIfNeeded()
     writeNoise(bouts: bouts, wearsWatch: wearsWatch)
     if density.energyAndFlights {
       writeEnergyAndFlights(bouts: bouts, wearsWatch: wearsWatch)
     }
     truth.finishDay(day.date.iso)
     tallies.append(dayTally)
-    try sink.flushIfNeeded()
+    try sections.finishDay()
   }
 
   struct Bout {
@@ -302,12 +310,17 @@ final class ExportWriter {
   private func prefix(
     type: String, source: GeneratedSource, unit: String, element: String = "Record"
   ) -> RecordPrefix {
-    prefix(opening: " <\(element) type=\"\(type)\"", source: source, unit: unit)
+    prefix(
+      opening: " <\(element) type=\"\(type)\"", source: source, unit: unit,
+      section: ExportSection.index(element: element, type: type))
   }
 
   /// `opening`, then ` sourceName="…" sourceVersion="…" device="…" unit="…" creationDate="`,
-  /// without `device` for a source that has none and without `unit` when it is empty.
-  private func prefix(opening: String, source: GeneratedSource, unit: String = "") -> RecordPrefix {
+  /// without `device` for a source that has none and without `unit` when it is empty; the
+  /// element goes to `section`.
+  private func prefix(opening: String, source: GeneratedSource, unit: String = "", section: Int)
+    -> RecordPrefix
+  {
     var head = opening + " sourceName=\"\(source.name)\""
     head += " sourceVersion=\"\(source.version(on: day.date))\""
     var tail = ""
@@ -318,12 +331,19 @@ final class ExportWriter {
     }
     if !unit.isEmpty { tail += " unit=\"\(unit)\"" }
     tail += " creationDate=\""
-    guard deviceTail != nil else { return RecordPrefix(head: Array((head + tail).utf8), tail: nil) }
-    return RecordPrefix(head: Array(head.utf8), tail: Array(tail.utf8))
+    guard deviceTail != nil else {
+      return RecordPrefix(head: Array((head + tail).utf8), tail: nil, section: section)
+    }
+    return RecordPrefix(head: Array(head.utf8), tail: Array(tail.utf8), section: section)
   }
 
-  /// Writes a record's start with a fresh device address.
-  private func write(_ prefix: RecordPrefix) {
+  /// Writes an element's start with a fresh device address, to its section's sink unless it is
+  /// `nested` in another element (then to that element's).
+  private func write(_ prefix: RecordPrefix, nested: Bool = false) {
+    if !nested {
+      sink = sections.sink(prefix.section)
+      sections.beginElement(prefix.section)
+    }
     sink.append(prefix.head)
     guard let tail = prefix.tail else { return }
     writeAddress()
@@ -381,6 +401,7 @@ final class ExportWriter {
 
   /// `…" startDate="…" endDate="…` after `creationDate="`.
   private func writeCreationAndSpan(creation: Int, start: Int, end: Int, offset: Int) {
+    sections.noteStart(Int64(day.date.daysSinceEpoch * 86400 + start - offset))
     writeDate(creation, offset: offset)
     sink.append("\" startDate=\"")
     writeSpan(start: start, end: end, offset: offset)
@@ -683,10 +704,12 @@ final class ExportWriter {
     let diastolicPrefix = prefix(
       type: "HKQuantityTypeIdentifierBloodPressureDiastolic", source: scale, unit: "mmHg")
     let link = "withings-bd2://timeline/measure?userid=17731&amp;date=\(day.date.iso)&amp;type=4"
-    func children(indent: StaticString) {
+    // Nested in the Correlation (indented), or at top level in their types' sections.
+    func children(nested: Bool) {
+      let indent: StaticString = nested ? " " : ""
       for (recordPrefix, value) in [(systolicPrefix, systolic), (diastolicPrefix, diastolic)] {
         sink.append(indent)
-        write(recordPrefix)
+        write(recordPrefix, nested: nested)
         writeDates(creation: start + 40, start: start, end: start, offset: offset)
         sink.append(integer: value)
         sink.append("\">\n")
@@ -706,9 +729,9 @@ final class ExportWriter {
     sink.append("\">\n  <MetadataEntry key=\"Withings Link\" value=\"")
     sink.append(Array(link.utf8))
     sink.append("\"/>\n")
-    children(indent: " ")
+    children(nested: true)
     sink.append(" </Correlation>\n")
-    children(indent: "")
+    children(nested: false)
   }
 
   /// Exports from iOS 16 on (September 2022) write a workout's totals as
@@ -732,7 +755,9 @@ final class ExportWriter {
       opening += String(format: "%.4f", Double(bout.steps) * 0.045)
       opening += "\" totalEnergyBurnedUnit=\"kcal\""
     }
-    write(prefix(opening: opening, source: watch))
+    write(
+      prefix(
+        opening: opening, source: watch, section: ExportSection.index(element: "Workout", type: activity)))
     writeCreationAndSpan(creation: end + 5, start: bout.start, end: end, offset: offset)
     sink.append(
       "\">\n  <MetadataEntry key=\"HKIndoorWorkout\" value=\"0\"/>\n  <MetadataEntry key=\"HKTimeZone\" value=\""
@@ -812,6 +837,7 @@ final class ExportWriter {
 
   private func writeActivitySummary(bouts: [Bout]) {
     let exercise = bouts.reduce(0) { $0 + $1.duration } / 60
+    sink = sections.sink(ExportSection.index(element: "ActivitySummary", type: ""))
     sink.append(" <ActivitySummary dateComponents=\"")
     sink.append(day.dateBytes)
     sink.append("\" activeEnergyBurned=\"")

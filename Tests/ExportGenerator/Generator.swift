@@ -27,6 +27,16 @@ let generatorUsage = """
                              and heart rate dominate and the iPhone adds walking speed,
                              step length and headphone audio; dense: an iPhone and a
                              Watch carried all day, steps and distance nearly every record.
+    --order type|time        type (default): as an iPhone writes the file, every Record
+                             grouped by type (heart rate, then steps, distance, energy,
+                             flights, ...), each type's records in time order with the
+                             sources interleaved, then the Correlations, Workouts and
+                             ActivitySummaries. Each type is spilled to a temporary file
+                             beside the output (unlinked as it is made: the disk needs
+                             room for the XML, zipped or not) and copied in at the end.
+                             time: day by day, every type interleaved (the order of the
+                             exports written before --order existed). Both orders hold
+                             the same elements and give the same expected CSVs.
     --long-history           What years of a real history hold besides: days without any
                              sample (about 2 in 100), a hike now and then (1 in 200 days,
                              20,000 to 30,000 steps) and a step app's whole-day record of
@@ -64,6 +74,7 @@ struct Options {
   var brokenDTD = false
   var demo = false
   var shape = "watch"
+  var order = ExportOrder.type
   var expectCSV: String?
   var expectTotalsCSV: String?
   var hostile: HostileShape?
@@ -111,6 +122,12 @@ func parseOptions(_ arguments: [String]) throws -> Options {
         throw GeneratorError(description: "unknown shape \(name) (known: watch, dense)")
       }
       options.shape = name
+    case "--order":
+      let name = try value(argument)
+      guard let order = ExportOrder(rawValue: name) else {
+        throw GeneratorError(description: "unknown order \(name) (known: type, time)")
+      }
+      options.order = order
     case "--broken-dtd": options.brokenDTD = true
     case "--long-history": options.longHistory = true
     case "--preset":
@@ -205,8 +222,15 @@ func generateExport(arguments: [String]) throws -> GenerationSummary {
   var timelineRandom = SeededRandom(seed: options.seed ^ 0x7121_9C0F)
   let timeline = Timeline(
     home: home, days: min(maximumDays, 100_000), random: &timelineRandom, fixedTrips: fixedTrips)
+  // Spill files go beside the output (standard output's: the temporary directory).
+  let besideOutput = [options.output, options.zip].compactMap { $0 }.first { $0 != "-" }
+  let spillDirectory =
+    besideOutput.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+    ?? FileManager.default.temporaryDirectory.path
+  let sections = try SectionSinks(document: sink, order: options.order, spillDirectory: spillDirectory)
   let writer = ExportWriter(
-    sink: sink, seed: options.seed, density: density, timeline: timeline, firstEpochDay: start.daysSinceEpoch)
+    sections: sections, seed: options.seed, density: density, timeline: timeline,
+    firstEpochDay: start.daysSinceEpoch)
 
   // The export date is the day after the last day; with --target-bytes it is
   // not known up front, so estimate it from the target (it is only a header).
@@ -215,11 +239,11 @@ func generateExport(arguments: [String]) throws -> GenerationSummary {
     brokenDTD: options.brokenDTD, exportDay: CivilDate(daysSinceEpoch: start.daysSinceEpoch + plannedDays))
   var day = 0
   while day < maximumDays {
-    if let target = options.targetBytes, sink.writtenBytes >= target { break }
+    if let target = options.targetBytes, sections.writtenBytes >= target { break }
     try writer.writeDay(day)
     day += 1
   }
-  writer.writeFooter()
+  try writer.writeFooter()
   try sink.finish()
   if let zipWriter {
     try zipWriter.addEntry(

@@ -179,6 +179,99 @@ struct GeneratorTests {
     #expect(log.origins.count <= 4)
   }
 
+  /// The top-level elements of `xml` (each with its children), split at the lines that open them.
+  private static func topLevelElements(_ xml: String) -> [Substring] {
+    guard let body = xml.range(of: "\n <ExportDate"), let end = xml.range(of: "</HealthData>") else {
+      return []
+    }
+    var elements: [Substring] = []
+    var current: Substring?
+    for line in xml[xml.index(after: body.lowerBound)..<end.lowerBound].split(separator: "\n") {
+      let opens = line.hasPrefix(" <") && !line.hasPrefix(" </")
+      if opens, let element = current { elements.append(element) }
+      if opens {
+        current = line
+      } else if let element = current {
+        current = xml[element.startIndex..<line.endIndex]
+      }
+    }
+    if let element = current { elements.append(element) }
+    return elements
+  }
+
+  /// An element's kind: a record's type, else its name.
+  private static func kind(_ element: Substring) -> String {
+    let name = element.dropFirst(2).prefix { $0 != " " && $0 != "/" && $0 != ">" }
+    guard name == "Record", let type = element.range(of: "type=\"") else { return String(name) }
+    return String(element[type.upperBound...].prefix { $0 != "\"" })
+  }
+
+  @Test(
+    "--order type: records grouped by type as a phone writes them, in time order; the elements of --order time",
+    arguments: ["watch", "dense"])
+  func typeOrder(shape: String) throws {
+    let folder = try Self.directory("order-\(shape)")
+    var exports: [String: String] = [:]
+    for order in ["type", "time"] {
+      let path = folder.appendingPathComponent("\(order).xml").path
+      _ = try generateExport(arguments: [
+        "--days", "21", "--shape", shape, "--long-history", "--order", order, "-o", path,
+      ])
+      exports[order] = try String(contentsOfFile: path, encoding: .utf8)
+    }
+    let byType = Self.topLevelElements(exports["type"] ?? "")
+    let byTime = Self.topLevelElements(exports["time"] ?? "")
+    #expect(byType.count > 10_000)
+    let sameElements = byType.sorted() == byTime.sorted()
+    #expect(sameElements, "the orders hold different elements")
+    #expect(byType.count == byTime.count && byType != byTime)
+
+    // One block per kind, in the order of a phone-made export (heart rate, steps, distance,
+    // energy, flights; correlations, then workouts), the kinds it lacks after their family's.
+    let expected = [
+      "ExportDate", "Me", "HKQuantityTypeIdentifierHeartRate",
+      "HKQuantityTypeIdentifierHeartRateVariabilitySDNN",
+      "HKQuantityTypeIdentifierBloodPressureSystolic", "HKQuantityTypeIdentifierBloodPressureDiastolic",
+      "HKQuantityTypeIdentifierStepCount", "HKQuantityTypeIdentifierDistanceWalkingRunning",
+      "HKQuantityTypeIdentifierWalkingSpeed", "HKQuantityTypeIdentifierWalkingStepLength",
+      "HKQuantityTypeIdentifierBasalEnergyBurned", "HKQuantityTypeIdentifierActiveEnergyBurned",
+      "HKQuantityTypeIdentifierFlightsClimbed", "HKQuantityTypeIdentifierHeadphoneAudioExposure",
+      "Correlation",
+      "Workout", "ActivitySummary",
+    ]
+    var blocks: [String] = []
+    for element in byType where blocks.last != Self.kind(element) { blocks.append(Self.kind(element)) }
+    #expect(blocks == expected.filter { kind in byTime.contains { Self.kind($0) == kind } })
+
+    // Within a type, records by start instant, the sources interleaved.
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+    var last: [String: Date] = [:]
+    var descents = 0
+    var sourceChanges = 0
+    var previousStepSource: Substring?
+    for element in byType where element.hasPrefix(" <Record ") {
+      let kind = Self.kind(element)
+      guard let start = element.range(of: "startDate=\""),
+        let date = formatter.date(from: String(element[start.upperBound...].prefix(25)))
+      else {
+        Issue.record("no start date: \(element.prefix(200))")
+        continue
+      }
+      if let previous = last[kind], date < previous { descents += 1 }
+      last[kind] = date
+      if kind == "HKQuantityTypeIdentifierStepCount", let name = element.range(of: "sourceName=\"") {
+        let source = element[name.upperBound...].prefix { $0 != "\"" }
+        if let previousStepSource, previousStepSource != source { sourceChanges += 1 }
+        previousStepSource = source
+      }
+    }
+    // Only a trip east, whose first local day begins before the last one at home ended, goes back.
+    #expect(descents <= 21)
+    #expect(sourceChanges > 21 * 4)
+  }
+
   @Test("The same options give the same bytes")
   func deterministic() throws {
     let folder = try Self.directory("deterministic")
