@@ -4,11 +4,14 @@
 #
 #   Benchmarks/run-benchmarks.sh [--bytes N] [--shapes "watch dense"] [--runs N] [--work DIR]
 #                                [--hk2sqlite-bytes N] [--rss-bytes "500000000 2000000000"] [--no-peers]
-#                                [--zip-only] [--no-isal]
+#                                [--zip-only] [--no-isal] [--order type|time]
 #
 # Shapes (export-generator --shape): watch, an Apple Watch wearer's mix (energy and heart rate
 # dominate); dense, an iPhone and a Watch carried all day (steps and distance nearly every
 # record). Every record's device carries its own HKDevice address, as on a real phone.
+# --order (export-generator --order): type (default), every record grouped by type as an iPhone
+# writes them; time, day by day with every type interleaved, the order of the figures measured
+# before 2026-12-07. Generated files are kept in --work per shape and order.
 #
 # `stepkit records --type T` (heart rate, then steps) streams one type's records as CSV (read on a second thread).
 # `stepkit steps` reads an export.xml on every core; the one-core row runs it with `--jobs 1`
@@ -33,6 +36,7 @@ rss_sizes=""
 peers_on=1
 zip_only=0
 isal_on=1
+order=type
 scratch="${SCRATCH_PATH:-$root/.build-bench}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -45,6 +49,7 @@ while [ $# -gt 0 ]; do
     --no-peers) peers_on=0; shift ;;
     --zip-only) zip_only=1; peers_on=0; shift ;;
     --no-isal) isal_on=0; shift ;;
+    --order) order="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -148,11 +153,11 @@ row() {
 
 summary=()
 for shape in $shapes; do
-  xml="$work/$shape.xml"
-  zip="$work/$shape.zip"
+  xml="$work/$shape-$order.xml"
+  zip="$work/$shape-$order.zip"
   if [ ! -s "$xml" ] || [ ! -s "$zip" ] || [ "$(stat -c %s "$xml")" -lt "$bytes" ]; then
     echo "== generating $bytes bytes of the $shape shape" >&2
-    "$tools/export-generator" --shape "$shape" --target-bytes "$bytes" -o "$xml" --zip "$zip" >&2
+    "$tools/export-generator" --shape "$shape" --order "$order" --target-bytes "$bytes" -o "$xml" --zip "$zip" >&2
   fi
   xml_bytes=$(stat -c %s "$xml")
   zip_bytes=$(stat -c %s "$zip")
@@ -245,7 +250,7 @@ for shape in $shapes; do
     echo "### The $shape shape"
     echo
     echo "$xml_bytes bytes of XML ($records records, $samples step and distance samples), $zip_bytes bytes zipped"
-    echo "(\`export-generator --shape $shape --target-bytes $bytes\`)."
+    echo "(\`export-generator --shape $shape --order $order --target-bytes $bytes\`)."
     echo
     echo "| reader | input | seconds | MB/s | records/s | peak RSS (MiB) | check |"
     echo "|---|---|---:|---:|---:|---:|---|"
@@ -273,10 +278,10 @@ if [ -n "$rss_sizes" ]; then
       for input in xml zip; do
         printf '| %s | export.%s |' "$shape" "$input"
         for size in $rss_sizes; do
-          file="$work/$shape-$size.$input"
+          file="$work/$shape-$order-$size.$input"
           if [ ! -s "$file" ]; then
-            "$tools/export-generator" --shape "$shape" --target-bytes "$size" \
-              -o "$work/$shape-$size.xml" --zip "$work/$shape-$size.zip" >&2
+            "$tools/export-generator" --shape "$shape" --order "$order" --target-bytes "$size" \
+              -o "$work/$shape-$order-$size.xml" --zip "$work/$shape-$order-$size.zip" >&2
           fi
           measure /dev/null "$bin/stepkit" steps "$file" --format csv --quiet
           printf ' %s MiB |' "$(mib "$rss_kib")"
