@@ -94,10 +94,7 @@ extension ExportDecoder {
   @inline(never)
   mutating func fastCountedRecord(typeStart: Int, limit: Int) -> Bool {
     guard var counted = log.countedType else { return false }
-    let matches = counted.quotedIdentifierBytes.withUnsafeBufferPointer {
-      ByteScanning.equal(scanner.buffer + typeStart, $0.baseAddress!, count: $0.count)
-    }
-    if !matches {
+    if !Self.isQuoted(counted, at: scanner.buffer + typeStart) {
       // Counting several types: the record's own type's log, if it is one of them.
       guard typeLogsTaken, let index = countedTypeIndex(quotedAt: typeStart) else {
         return passOverRecord(typeStart: typeStart, limit: limit)

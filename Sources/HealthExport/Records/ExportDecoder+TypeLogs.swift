@@ -53,24 +53,38 @@ extension ExportDecoder {
   @inline(never)
   func countedTypeIndex(quotedAt start: Int) -> Int? {
     let at = scanner.buffer + start
-    for index in typeLogs.indices where index != activeType {
-      guard let type = typeLogs[index].countedType else { continue }
-      let matches = type.quotedIdentifierBytes.withUnsafeBufferPointer {
-        ByteScanning.equal(at, $0.baseAddress!, count: $0.count)
-      }
-      if matches { return index }
-    }
-    return nil
+    return countedTypeIndex { Self.isQuoted($0, at: at) }
   }
 
   /// The index in ``typeLogs`` of the type whose identifier is `value` (a
   /// `type` attribute's raw value), or `nil`.
   @inline(never)
   func countedTypeIndex(ofValue value: UnsafeBufferPointer<UInt8>) -> Int? {
+    countedTypeIndex { Self.isNamed($0, by: value) }
+  }
+
+  /// The index of the first of ``typeLogs`` but the active one whose type `matches`.
+  private func countedTypeIndex(where matches: (CumulativeType) -> Bool) -> Int? {
     for index in typeLogs.indices where index != activeType {
-      guard let type = typeLogs[index].countedType else { continue }
-      if value.elementsEqual(type.quotedIdentifierBytes.dropLast()) { return index }
+      if let type = typeLogs[index].countedType, matches(type) { return index }
     }
     return nil
+  }
+
+  /// Whether `type`'s identifier and its closing quote are the bytes at `bytes`.
+  @inline(__always)
+  static func isQuoted(_ type: CumulativeType, at bytes: UnsafePointer<UInt8>) -> Bool {
+    type.quotedIdentifierBytes.withUnsafeBufferPointer {
+      ByteScanning.equal(bytes, $0.baseAddress!, count: $0.count)
+    }
+  }
+
+  /// Whether `value` (a `type` attribute's raw value) is `type`'s identifier.
+  @inline(__always)
+  static func isNamed(_ type: CumulativeType, by value: UnsafeBufferPointer<UInt8>) -> Bool {
+    type.quotedIdentifierBytes.withUnsafeBufferPointer { quoted in
+      guard let base = value.baseAddress, value.count == quoted.count - 1 else { return false }
+      return ByteScanning.equal(base, quoted.baseAddress!, count: value.count)
+    }
   }
 }

@@ -489,7 +489,7 @@ struct ExportDecoder: ~Copyable {
     if let counted = log.countedType {
       // One chosen type, in the steps slot (``SampleLog/countedType``); or, counting several, the log of
       // the record's type.
-      if !scanner.rawValue(type).elementsEqual(counted.quotedIdentifierBytes.dropLast()) {
+      if !Self.isNamed(counted, by: scanner.rawValue(type)) {
         guard typeLogsTaken, let index = countedTypeIndex(ofValue: scanner.rawValue(type)) else { return }
         activateTypeLog(index)
       }
