@@ -130,13 +130,21 @@ final class RecordRows {
   /// Whether the record being written held a byte that is not UTF-8.
   private var replacedUTF8 = false
 
-  /// Binds `bytes` (SQLite reads them before the next bind, the row being
-  /// stepped at once); bytes that are not UTF-8 as U+FFFD, in a copy.
+  /// Binds `bytes`, or NULL; bytes that are not UTF-8 as U+FFFD, in a copy.
+  ///
+  /// - Parameters:
+  ///   - checked: The bytes are known to be UTF-8.
+  ///   - copied: SQLite copies them, for a value that stays bound while later
+  ///     rows repeat it; otherwise it reads them when the row is stepped, at once.
+  /// - Returns: Whether the bytes were not UTF-8.
   @inline(__always)
-  private func bind(_ column: Int32, _ bytes: UnsafeBufferPointer<UInt8>?, checked: Bool = false) {
+  @discardableResult
+  private func bind(
+    _ column: Int32, _ bytes: UnsafeBufferPointer<UInt8>?, checked: Bool = false, copied: Bool = false
+  ) -> Bool {
     guard let bytes else {
       sqlite3_bind_null(insert, column)
-      return
+      return false
     }
     guard checked || UTF8Check.isValid(bytes) else {
       replacedUTF8 = true
@@ -145,10 +153,13 @@ final class RecordRows {
         let pointer = UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)
         sqlite3_bind_text(insert, column, pointer, Int32($0.count), SQLiteWriter.transient)
       }
-      return
+      return true
     }
     let pointer = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(empty))
-    sqlite3_bind_text(insert, column, pointer.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+    sqlite3_bind_text(
+      insert, column, pointer.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+      copied ? SQLiteWriter.transient : nil)
+    return false
   }
 
   /// Where an empty value points (SQLite takes a null pointer for NULL).
@@ -182,21 +193,9 @@ final class RecordRows {
         return
       }
     }
-    guard let bytes else {
-      sqlite3_bind_null(insert, column)
-      repeated[Int(column)] = (nil, false)
-      return
-    }
-    let valid = UTF8Check.isValid(bytes)
-    let text = valid ? Array(bytes) : UTF8Check.repaired(bytes)
-    if !valid { replacedUTF8 = true }
-    text.withUnsafeBufferPointer {
-      let pointer = UnsafeRawPointer($0.baseAddress ?? UnsafePointer(empty))
-      sqlite3_bind_text(
-        insert, column, pointer.assumingMemoryBound(to: CChar.self), Int32($0.count), SQLiteWriter.transient)
-    }
+    let replaced = bind(column, bytes, copied: true)
     // The record's bytes, not the repair, are what the next row is compared with.
-    repeated[Int(column)] = (Array(bytes), !valid)
+    repeated[Int(column)] = (bytes.map(Array.init), replaced)
   }
 
   /// Binds the device's five fields unless the last row had the same device.
@@ -205,15 +204,11 @@ final class RecordRows {
     if let device {
       guard device !== boundDevice else { return }
       for k in 0..<5 {
+        // Each field its own UTF-8 (``RecordFields/DeviceFields``).
         if let value = device.values[k] {
-          value.withUnsafeBufferPointer {
-            let pointer = UnsafeRawPointer($0.baseAddress ?? UnsafePointer(empty))
-            sqlite3_bind_text(
-              insert, first + 12 + Int32(k), pointer.assumingMemoryBound(to: CChar.self), Int32($0.count),
-              SQLiteWriter.transient)
-          }
+          _ = value.withUnsafeBufferPointer { bind(first + 12 + Int32(k), $0, checked: true, copied: true) }
         } else {
-          sqlite3_bind_null(insert, first + 12 + Int32(k))
+          bind(first + 12 + Int32(k), nil)
         }
       }
       boundDevice = device
@@ -231,7 +226,7 @@ final class RecordRows {
     replacedUTF8 = false
     sqlite3_bind_null(insert, 1)
     if let exportID {
-      exportID.withUnsafeBufferPointer { bind(2, $0) }
+      _ = exportID.withUnsafeBufferPointer { bind(2, $0) }
     }
     let row = fields.row(record)
     if let type = row.type, !(recentType < types.count && Self.equal(types[recentType], type)) {
