@@ -172,4 +172,57 @@ struct RecordTextTests {
       #expect(written == TextFormatting.localDateTime(ms, offsetSeconds: 0))
     }
   }
+
+  /// RFC 4180 written out plainly: in quotes, each `"` doubled, when the text holds a
+  /// comma, a `"`, a carriage return or a line feed.
+  private static func naiveCSV(_ text: String) -> String {
+    guard text.contains(where: { [",", "\"", "\r", "\n", "\r\n"].contains($0) }) else { return text }
+    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+
+  @Test("a CSV field as RFC 4180 writes it, at every length and place of a comma, quote or newline")
+  func csvFields() {
+    // Pieces that cross the eight-byte words the plain-text check reads, and runs of
+    // quotes that the copying between them must double one by one.
+    let pieces = ["a", "Watch6,1", "\"", "\"\"", "’", "小米", "\n", "\r\n", "x", "abcdefgh", "é,", " "]
+    var state: UInt64 = 0x2545_F491_4F6C_DD1D
+    var text = RecordText(capacity: 4)
+    for _ in 0..<4000 {
+      var field = ""
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      for k in 0..<Int(state >> 60) {
+        field += pieces[Int((state >> UInt64(4 * k)) & 0xFF) % pieces.count]
+      }
+      text.reset()
+      var utf8 = field
+      let replaced = utf8.withUTF8 { text.csvField($0) }
+      #expect(replaced == 0)
+      let written = String(decoding: UnsafeBufferPointer(start: text.bytes, count: text.count), as: UTF8.self)
+      #expect(written == Self.naiveCSV(field), "\(field.debugDescription)")
+    }
+  }
+
+  @Test("a device's CSV and JSON text is its five fields as each field alone is written")
+  func deviceText() throws {
+    let description =
+      "<<HKDevice: 0x1>, name:Apple \"Watch\", manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:7.3>"
+    let device = RecordFields.DeviceFields(Device(hkDeviceDescription: description))
+    #expect(
+      String(decoding: device.csv, as: UTF8.self)
+        == "\"Apple \"\"Watch\"\"\",Apple Inc.,Watch,\"Watch6,1\",7.3,")
+    let object = "{" + String(decoding: device.json.dropLast(), as: UTF8.self) + "}"
+    let parsed = try #require(
+      try JSONSerialization.jsonObject(with: Data(object.utf8)) as? [String: String])
+    #expect(
+      parsed == [
+        "device_name": "Apple \"Watch\"", "device_manufacturer": "Apple Inc.", "device_model": "Watch",
+        "device_hardware": "Watch6,1", "device_software": "7.3",
+      ])
+    let none = RecordFields.DeviceFields(nil)
+    #expect(String(decoding: none.csv, as: UTF8.self) == ",,,,,")
+    #expect(
+      String(decoding: none.json, as: UTF8.self)
+        == "\"device_name\":null,\"device_manufacturer\":null,\"device_model\":null,\"device_hardware\":null,\"device_software\":null,"
+    )
+  }
 }

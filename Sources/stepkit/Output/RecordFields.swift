@@ -58,14 +58,49 @@ struct RecordFields: ~Copyable {
     var valueText: UnsafeBufferPointer<UInt8>? { number == nil ? valueBytes : nil }
   }
 
-  /// The fields of one device, each its own NUL-free UTF-8, kept for the run.
+  /// The fields of one device, each its own NUL-free UTF-8, kept for the run,
+  /// with the text `stepkit records` writes for them, worked out once.
   final class DeviceFields {
     /// Name, manufacturer, model, hardware, software: `nil` for a field the description lacks.
     let values: [[UInt8]?]
+    /// The five fields as CSV, each followed by a `,` (an absent one empty).
+    let csv: [UInt8]
+    /// The five fields as JSON members, `"device_name":"…",` each followed by a `,` (an absent one `null`).
+    let json: [UInt8]
+
+    /// The JSON names of the five fields, in order.
+    static let jsonNames = [
+      "device_name", "device_manufacturer", "device_model", "device_hardware", "device_software",
+    ]
+
     init(_ device: Device?) {
       values = [device?.name, device?.manufacturer, device?.model, device?.hardware, device?.software].map {
         $0.map { Array($0.utf8) }
       }
+      var text = RecordText(capacity: 256)
+      for value in values {
+        // Made from a `String`: UTF-8, nothing replaced.
+        if let value { value.withUnsafeBufferPointer { _ = text.csvField($0) } }
+        text.ascii(44)
+      }
+      csv = Array(UnsafeBufferPointer(start: text.bytes, count: text.count))
+      text.reset()
+      for (name, value) in zip(Self.jsonNames, values) {
+        text.ascii(34)
+        var key = name
+        key.withUTF8 { text.append($0) }
+        text.ascii(34)
+        text.ascii(58)
+        if let value {
+          text.ascii(34)
+          value.withUnsafeBufferPointer { _ = text.jsonStringContent($0) }
+          text.ascii(34)
+        } else {
+          text.ascii("null")
+        }
+        text.ascii(44)
+      }
+      json = Array(UnsafeBufferPointer(start: text.bytes, count: text.count))
     }
   }
 

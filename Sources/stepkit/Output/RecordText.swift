@@ -1,3 +1,4 @@
+import Foundation
 import StepKitCore
 
 /// Writes the text of a record's row as bytes into a reused buffer, with no
@@ -280,13 +281,46 @@ struct RecordText: ~Copyable {
       quoted = true
       break
     }
-    if !quoted, UTF8Check.isValid(source) {
-      append(source)
+    if UTF8Check.isValid(source) {
+      if quoted {
+        quotedCSVField(utf8: source)
+      } else {
+        append(source)
+      }
       return 0
     }
     if quoted { byte(34) }
     let replaced = escaped(source, json: false)
     if quoted { byte(34) }
     return replaced
+  }
+
+  /// Appends well-formed UTF-8 `source` as a quoted CSV field: in double
+  /// quotes, each `"` doubled, the runs between them copied whole.
+  mutating func quotedCSVField(utf8 source: UnsafeBufferPointer<UInt8>) {
+    // At worst every byte a `"`.
+    reserve(2 * source.count + 2)
+    bytes[count] = 34
+    count += 1
+    if let base = source.baseAddress {
+      var index = 0
+      while index < source.count {
+        let rest = source.count - index
+        guard let hit = memchr(base + index, 34, rest) else {
+          (bytes + count).update(from: base + index, count: rest)
+          count += rest
+          break
+        }
+        // Up to and with the `"`, then the `"` again.
+        let run = UnsafeRawPointer(hit) - UnsafeRawPointer(base + index) + 1
+        (bytes + count).update(from: base + index, count: run)
+        count += run
+        bytes[count] = 34
+        count += 1
+        index += run
+      }
+    }
+    bytes[count] = 34
+    count += 1
   }
 }

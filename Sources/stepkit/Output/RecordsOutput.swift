@@ -144,32 +144,44 @@ struct RecordsOutput: ~Copyable {
 
   /// Writes `row` as a CSV line; returns how many bytes were replaced by U+FFFD.
   private mutating func csvRow(_ row: RecordFields.Row) -> Int {
-    var replaced = 0
-    func field(_ bytes: UnsafeBufferPointer<UInt8>?, last: Bool = false) {
-      if let bytes { replaced += out.csvField(bytes) }
-      out.ascii(last ? 10 : 44)
-    }
-    field(row.type)
-    field(row.unit)
+    var replaced = csvField(row.type)
+    replaced += csvField(row.unit)
     if let value = row.number { number(value, written: row.valueBytes) }
     out.ascii(44)
-    field(row.valueText)
-    field(row.start)
-    field(row.end)
+    replaced += csvField(row.valueText)
+    // The instants and the day are digits and ASCII punctuation of our own making.
+    plainField(row.start)
+    plainField(row.end)
     out.integer(row.utcOffsetSeconds)
     out.ascii(44)
-    field(row.localDate)
-    field(row.source)
-    field(row.sourceVersion)
-    for k in 0..<5 {
-      if let value = row.device?.values[k] {
-        value.withUnsafeBufferPointer { field($0) }
-      } else {
-        out.ascii(44)
-      }
+    plainField(row.localDate)
+    replaced += csvField(row.source)
+    replaced += csvField(row.sourceVersion)
+    if let device = row.device {
+      device.csv.withUnsafeBufferPointer { out.append($0) }
+    } else {
+      out.ascii(",,,,,")
     }
-    field(row.creation)
-    field(row.metadata, last: true)
+    if let creation = row.creation { out.append(creation) }
+    out.ascii(44)
+    // Made UTF-8 already, and never without a `"`.
+    if let metadata = row.metadata { out.quotedCSVField(utf8: metadata) }
+    out.ascii(10)
+    return replaced
+  }
+
+  /// Writes text that needs no quotes, and the `,` after it.
+  @inline(__always)
+  private mutating func plainField(_ bytes: UnsafeBufferPointer<UInt8>) {
+    out.append(bytes)
+    out.ascii(44)
+  }
+
+  /// Writes a CSV field (nothing for `nil`) and the `,` after it; returns how many bytes were replaced by U+FFFD.
+  @inline(__always)
+  private mutating func csvField(_ bytes: UnsafeBufferPointer<UInt8>?) -> Int {
+    let replaced = bytes.map { out.csvField($0) } ?? 0
+    out.ascii(44)
     return replaced
   }
 
@@ -213,14 +225,14 @@ struct RecordsOutput: ~Copyable {
     string("local_date", row.localDate)
     string("source", row.source)
     string("source_version", row.sourceVersion)
-    let deviceKeys: [StaticString] = [
-      "device_name", "device_manufacturer", "device_model", "device_hardware", "device_software",
-    ]
-    for (k, name) in deviceKeys.enumerated() {
-      if let value = row.device?.values[k] {
-        value.withUnsafeBufferPointer { string(name, $0) }
-      } else {
-        string(name, nil)
+    if let device = row.device {
+      device.json.withUnsafeBufferPointer { out.append($0) }
+    } else {
+      for name in RecordFields.DeviceFields.jsonNames {
+        out.ascii(34)
+        var key = name
+        key.withUTF8 { out.append($0) }
+        out.ascii("\":null,")
       }
     }
     string("creation_date", row.creation)
