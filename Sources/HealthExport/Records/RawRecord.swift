@@ -120,16 +120,21 @@ public struct WholeExportReport: Sendable {
 /// mode: every attribute value and metadata entry copied, decoded, into one
 /// buffer that the next record reuses, so that the record survives the
 /// scanner's refills while its children are read.
+///
+/// Its stored properties are read and changed on the one thread that reads
+/// the record, in calls that never overlap, so they go without Swift's
+/// dynamic exclusivity checks (`swift_beginAccess` with its thread-local
+/// access set, about 150 instructions each, several a record).
 final class RecordArena {
-  private(set) var bytes: UnsafeMutablePointer<UInt8>
-  private(set) var capacity: Int
-  private(set) var count = 0
+  @exclusivity(unchecked) private(set) var bytes: UnsafeMutablePointer<UInt8>
+  @exclusivity(unchecked) private(set) var capacity: Int
+  @exclusivity(unchecked) private(set) var count = 0
   /// Two offsets per ``RawRecord/Field``.
   let fields = UnsafeMutablePointer<Int>.allocate(capacity: 2 * RawRecord.Field.allCases.count)
   /// The metadata entries' spans, four words each: the key's start and end, the value's.
-  private(set) var metadata = SpanList(capacity: 64)
+  @exclusivity(unchecked) private(set) var metadata = SpanList(capacity: 64)
   /// The spans of the attributes outside the known fields, as ``metadata``'s.
-  private(set) var others = SpanList(capacity: 16)
+  @exclusivity(unchecked) private(set) var others = SpanList(capacity: 16)
 
   init() {
     capacity = 1 << 12
