@@ -209,7 +209,8 @@ final class RecordArena {
   }
 }
 
-/// A growable list of spans in memory of its own, four words an entry.
+/// A growable list of spans in memory of its own, four words an entry (or,
+/// for a batch of records, of any words).
 ///
 /// ``RecordArena`` held these as two `[Int]`s; each change of an array stored in a class
 /// costs a dynamic exclusivity check (`swift_beginAccess`, about 200 instructions with its
@@ -241,6 +242,15 @@ struct SpanList {
     words[count + 2] = second.0
     words[count + 3] = second.1
     count += 4
+  }
+
+  /// Makes room for `n` more words at the end and counts them written; returns where they start,
+  /// for the caller to write every one of them.
+  @inline(__always)
+  mutating func appendUninitialized(_ n: Int) -> UnsafeMutablePointer<Int> {
+    while count + n > capacity { grow() }
+    defer { count += n }
+    return words + count
   }
 
   private mutating func grow() {
