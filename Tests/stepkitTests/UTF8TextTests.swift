@@ -132,6 +132,12 @@ struct UTF8TextTests {
             let repaired = bytes.withUnsafeBufferPointer { UTF8Check.repaired($0) }
             #expect(String(bytes: repaired, encoding: .utf8) != nil)
             if valid { #expect(repaired == bytes) }
+            // The same bytes among ASCII, where eight bytes at a time are checked.
+            for pad in [5, 8] {
+              let padded =
+                Array(repeating: 0x41, count: pad) + bytes + Array(repeating: 0x42, count: 13 - pad)
+              #expect(padded.withUnsafeBufferPointer { UTF8Check.isValid($0) } == valid, "\(padded)")
+            }
             checked += 1
           }
         }

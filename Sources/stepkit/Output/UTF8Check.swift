@@ -25,10 +25,18 @@ enum UTF8Check {
     }
   }
 
-  /// Whether `bytes` is well-formed UTF-8 (ASCII is checked a byte at a time, without decoding).
+  /// Whether `bytes` is well-formed UTF-8 (ASCII is checked eight bytes at a
+  /// time, without decoding).
   static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
     var index = 0
     while index < bytes.count {
+      if bytes.count &- index >= 8,
+        UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+      {
+        index &+= 8
+        continue
+      }
       if bytes[index] < 0x80 {
         index += 1
         continue
