@@ -190,41 +190,25 @@ struct RecordsOutput: ~Copyable {
   /// Writes `row` as a JSON object; returns how many bytes were replaced by U+FFFD.
   private mutating func jsonRow(_ row: RecordFields.Row) -> Int {
     out.ascii(rows == 0 ? "\n{" : ",\n{")
-    var replaced = 0
-    func key(_ name: StaticString) {
-      out.ascii(34)
-      out.ascii(name)
-      out.ascii("\":")
-    }
-    func string(_ name: StaticString, _ bytes: UnsafeBufferPointer<UInt8>?, last: Bool = false) {
-      key(name)
-      if let bytes {
-        out.ascii(34)
-        replaced += out.jsonStringContent(bytes)
-        out.ascii(34)
-      } else {
-        out.ascii("null")
-      }
-      if !last { out.ascii(44) }
-    }
-    string("type", row.type)
-    string("unit", row.unit)
-    key("value")
+    var replaced = jsonString("type", row.type)
+    replaced += jsonString("unit", row.unit)
+    jsonKey("value")
     if let value = row.number {
       number(value, written: row.valueBytes)
     } else {
       out.ascii("null")
     }
     out.ascii(44)
-    string("value_text", row.valueText)
-    string("start", row.start)
-    string("end", row.end)
-    key("utc_offset")
+    replaced += jsonString("value_text", row.valueText)
+    // The instants and the day are digits and ASCII punctuation of our own making.
+    jsonPlain("start", row.start)
+    jsonPlain("end", row.end)
+    jsonKey("utc_offset")
     out.integer(row.utcOffsetSeconds)
     out.ascii(44)
-    string("local_date", row.localDate)
-    string("source", row.source)
-    string("source_version", row.sourceVersion)
+    jsonPlain("local_date", row.localDate)
+    replaced += jsonString("source", row.source)
+    replaced += jsonString("source_version", row.sourceVersion)
     if let device = row.device {
       device.json.withUnsafeBufferPointer { out.append($0) }
     } else {
@@ -235,8 +219,12 @@ struct RecordsOutput: ~Copyable {
         out.ascii("\":null,")
       }
     }
-    string("creation_date", row.creation)
-    key("metadata")
+    if let creation = row.creation {
+      jsonPlain("creation_date", creation)
+    } else {
+      out.ascii("\"creation_date\":null,")
+    }
+    jsonKey("metadata")
     if let metadata = row.metadata {
       // Already JSON, made UTF-8 as it was written.
       out.append(metadata)
@@ -245,5 +233,38 @@ struct RecordsOutput: ~Copyable {
     }
     out.ascii(125)
     return replaced
+  }
+
+  /// Writes `"name":`.
+  @inline(__always)
+  private mutating func jsonKey(_ name: StaticString) {
+    out.ascii(34)
+    out.ascii(name)
+    out.ascii("\":")
+  }
+
+  /// Writes `"name":"…",` (`null` for `nil`); returns how many bytes were replaced by U+FFFD.
+  @inline(__always)
+  private mutating func jsonString(_ name: StaticString, _ bytes: UnsafeBufferPointer<UInt8>?) -> Int {
+    jsonKey(name)
+    var replaced = 0
+    if let bytes {
+      out.ascii(34)
+      replaced = out.jsonStringContent(bytes)
+      out.ascii(34)
+    } else {
+      out.ascii("null")
+    }
+    out.ascii(44)
+    return replaced
+  }
+
+  /// Writes `"name":"…",` for text that needs no escape.
+  @inline(__always)
+  private mutating func jsonPlain(_ name: StaticString, _ bytes: UnsafeBufferPointer<UInt8>) {
+    jsonKey(name)
+    out.ascii(34)
+    out.append(bytes)
+    out.ascii("\",")
   }
 }
