@@ -98,17 +98,18 @@ struct WholeExportWrite {
 
 /// The prepared insert of `records`; each row's fields come from
 /// ``RecordFields``, which `stepkit records` prints too.
+///
+/// Used on one thread, row after row, so its stored properties go without
+/// dynamic exclusivity checks (three a row, 2 % of the writing thread).
 final class RecordRows {
   private let writer: SQLiteWriter
   private let insert: OpaquePointer?
   /// 1 in a cohort database, where column 2 is the export id.
   private let first: Int32
-  private var fields: RecordFields
+  @exclusivity(unchecked) private var fields: RecordFields
   private let exportID: [UInt8]?
   /// Every `type` written, each once (an export writes a type's records one after another).
-  private(set) var types: [[UInt8]] = []
-  /// The index in ``types`` of the last record's type.
-  private var recentType = 0
+  @exclusivity(unchecked) private(set) var types: [[UInt8]] = []
 
   init(_ writer: SQLiteWriter, export: String?, days: LocalDayFinder) throws(OutputFileError) {
     self.writer = writer
@@ -124,11 +125,11 @@ final class RecordRows {
   }
 
   /// Records that held bytes that are not UTF-8, written with U+FFFD in their place.
-  private(set) var recordsWithInvalidUTF8 = 0
+  @exclusivity(unchecked) private(set) var recordsWithInvalidUTF8 = 0
   /// Records that named a metadata key twice; the first value is in `metadata`.
-  private(set) var recordsWithRepeatedKeys = 0
+  @exclusivity(unchecked) private(set) var recordsWithRepeatedKeys = 0
   /// Whether the record being written held a byte that is not UTF-8.
-  private var replacedUTF8 = false
+  @exclusivity(unchecked) private var replacedUTF8 = false
 
   /// Binds `bytes`, or NULL; bytes that are not UTF-8 as U+FFFD, in a copy.
   ///
@@ -171,16 +172,18 @@ final class RecordRows {
   /// last row had is not bound again: a bind costs about 180 instructions, a
   /// comparison a few dozen, and an export writes a type's records, mostly
   /// from one source, one after another.
-  private var repeated = [(bytes: [UInt8]?, replaced: Bool)?](repeating: nil, count: 20)
+  @exclusivity(unchecked) private var repeated = [(bytes: [UInt8]?, replaced: Bool)?](
+    repeating: nil, count: 20)
   /// The device whose fields were bound last (``RecordFields/DeviceFields``
   /// are made once per device), or `nil` before the first row and for NULLs.
-  private var boundDevice: RecordFields.DeviceFields?
-  private var boundNoDevice = false
+  @exclusivity(unchecked) private var boundDevice: RecordFields.DeviceFields?
+  @exclusivity(unchecked) private var boundNoDevice = false
 
   /// Binds `bytes` unless the last row bound the same (see ``repeated``),
-  /// as a copy that SQLite keeps.
+  /// as a copy that SQLite keeps; returns whether it was the same.
   @inline(__always)
-  private func bindRepeated(_ column: Int32, _ bytes: UnsafeBufferPointer<UInt8>?) {
+  @discardableResult
+  private func bindRepeated(_ column: Int32, _ bytes: UnsafeBufferPointer<UInt8>?) -> Bool {
     if let last = repeated[Int(column)] {
       let same: Bool
       switch (last.bytes, bytes) {
@@ -190,12 +193,13 @@ final class RecordRows {
       }
       if same {
         if last.replaced { replacedUTF8 = true }
-        return
+        return true
       }
     }
     let replaced = bind(column, bytes, copied: true)
     // The record's bytes, not the repair, are what the next row is compared with.
     repeated[Int(column)] = (bytes.map(Array.init), replaced)
+    return false
   }
 
   /// Binds the device's five fields unless the last row had the same device.
@@ -229,15 +233,12 @@ final class RecordRows {
       _ = exportID.withUnsafeBufferPointer { bind(2, $0) }
     }
     let row = fields.row(record)
-    if let type = row.type, !(recentType < types.count && Self.equal(types[recentType], type)) {
-      if let index = types.firstIndex(where: { Self.equal($0, type) }) {
-        recentType = index
-      } else {
-        recentType = types.count
-        types.append(Array(type))
-      }
+    // A type the row before had is in the list already: one comparison serves the binding and the list.
+    if !bindRepeated(first + 2, row.type), let type = row.type,
+      !types.contains(where: { Self.equal($0, type) })
+    {
+      types.append(Array(type))
     }
-    bindRepeated(first + 2, row.type)
     bindRepeated(first + 3, row.unit)
     if let number = row.number {
       sqlite3_bind_double(insert, first + 4, number)
@@ -246,14 +247,15 @@ final class RecordRows {
       sqlite3_bind_null(insert, first + 4)
       bind(first + 5, row.valueText)
     }
-    bind(first + 6, row.start)
-    bind(first + 7, row.end)
+    // The instants and the day: ASCII of our own making.
+    bind(first + 6, row.start, checked: true)
+    bind(first + 7, row.end, checked: true)
     sqlite3_bind_int64(insert, first + 8, Int64(row.utcOffsetSeconds))
-    bind(first + 9, row.localDate)
+    bind(first + 9, row.localDate, checked: true)
     bindRepeated(first + 10, row.source)
     bindRepeated(first + 11, row.sourceVersion)
     bindDevice(row.device)
-    bind(first + 17, row.creation)
+    bind(first + 17, row.creation, checked: true)
     // Made UTF-8 as it was written (``RecordText/jsonStringContent(_:)``).
     bind(first + 18, row.metadata, checked: true)
     if row.metadataReplacedBytes > 0 || replacedUTF8 { recordsWithInvalidUTF8 += 1 }
