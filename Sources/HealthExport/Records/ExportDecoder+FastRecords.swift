@@ -62,14 +62,14 @@ extension ExportDecoder {
   }
 
   /// Passes over the deferred `<Record>` when its `type` attribute comes
-  /// first, written as Apple writes it, and names a type `filter` does not
+  /// first, written as Apple writes it, and names a type ``typeFilter`` does not
   /// want (`passOverRecord(typeStart:limit:)`); returns `false`, having
   /// changed nothing, for a wanted type and for any record written otherwise,
   /// which the careful path then lexes.
   @inline(__always)
-  mutating func fastTypedRecord(_ filter: RecordTypeFilter) -> Bool {
+  mutating func fastTypedRecord() -> Bool {
     guard let (typeStart, limit) = deferredTypeStart(),
-      !filter.matchesQuoted(scanner.buffer + typeStart)
+      !typeFilter.matchesQuoted(scanner.buffer + typeStart)
     else { return false }
     return passOverRecord(typeStart: typeStart, limit: limit)
   }

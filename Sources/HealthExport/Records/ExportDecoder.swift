@@ -21,7 +21,7 @@ struct ExportDecoder: ~Copyable {
     case elements
     /// The top-level `<Record>`s whose `type` is one of the filter's
     /// identifiers, handed out as ``elements`` hands records out; every other
-    /// record is passed over on its `type` alone (see `fastTypedRecord(_:)`),
+    /// record is passed over on its `type` alone (see `fastTypedRecord()`),
     /// and workouts, summaries and correlations are not assembled.
     case typedRecords(RecordTypeFilter)
   }
@@ -55,6 +55,10 @@ struct ExportDecoder: ~Copyable {
 
   var scanner: XMLScanner
   private let mode: Mode
+  /// ``Mode/typedRecords(_:)``'s filter (empty in the other modes), kept
+  /// apart so that reading it borrows it: taking it out of the mode's payload
+  /// at each start tag retained and released its two arrays.
+  let typeFilter: RecordTypeFilter
   /// The samples read so far (``Mode/samples``). For a log that counts
   /// several types at once (``SampleLog/typeLogs``), while ``step()`` reads:
   /// the log of the type being read (see ``typeLogs``).
@@ -155,6 +159,11 @@ struct ExportDecoder: ~Copyable {
     default: break
     }
     self.mode = mode
+    if case .typedRecords(let filter) = mode {
+      typeFilter = filter
+    } else {
+      typeFilter = RecordTypeFilter([])
+    }
     switch mode {
     case .elements:
       arena = RecordArena()
@@ -213,8 +222,8 @@ struct ExportDecoder: ~Copyable {
           if let record = try recordStartTag(types: types) { return .record(record) }
         case .elements:
           if try elementStartTag() || readyOther != nil { return .element }
-        case .typedRecords(let filter):
-          if try typedRecordStartTag(filter) { return .element }
+        case .typedRecords:
+          if try typedRecordStartTag() { return .element }
         }
       case .endTag:
         if scanner.depth == 1 {
@@ -700,22 +709,22 @@ struct ExportDecoder: ~Copyable {
   /// Handles a start tag in ``Mode/typedRecords(_:)``; returns whether a record is ready.
   ///
   /// A deferred `<Record>` of another type, written as Apple writes records,
-  /// is passed over on its `type` bytes (`fastTypedRecord(_:)`), and the
+  /// is passed over on its `type` bytes (`fastTypedRecord()`), and the
   /// ones after it as long as they are; any other is lexed, and decoded
   /// whole (``wholeRecord()``) only when its `type` is wanted.
   @inline(__always)
-  private mutating func typedRecordStartTag(_ filter: RecordTypeFilter) throws -> Bool {
+  private mutating func typedRecordStartTag() throws -> Bool {
     if scanner.isDeferred {
-      while fastTypedRecord(filter) {
+      while fastTypedRecord() {
         guard scanner.deferNextTag() else { return false }
       }
       guard try scanner.lexDeferredTag() else { return false }
     }
-    return try elementStartTag(filter)
+    return try elementStartTag(filtered: true)
   }
 
-  /// Whether the current (lexed) `<Record>`'s first `type` attribute is one `filter` wants.
-  private mutating func hasWantedType(_ filter: RecordTypeFilter) throws -> Bool {
+  /// Whether the current (lexed) `<Record>`'s first `type` attribute is one ``typeFilter`` wants.
+  private mutating func hasWantedType() throws -> Bool {
     var cursor = scanner.nameEnd
     var type = scanner.expectedAttribute(" type=\"", at: &cursor)
     if type == nil {
@@ -732,19 +741,20 @@ struct ExportDecoder: ~Copyable {
     let raw = scanner.rawValue(type)
     if ByteScanning.find(ASCII.ampersand, in: scanner.buffer, from: type.valueStart, to: type.valueEnd) == nil
     {
-      return filter.contains(raw)
+      return typeFilter.contains(raw)
     }
     var decoded = try scanner.decodedValue(type)
-    return decoded.withUTF8 { filter.contains($0) }
+    return decoded.withUTF8 { typeFilter.contains($0) }
   }
 
-  /// Handles a start tag in ``Mode/elements``, or with `filter` in
-  /// ``Mode/typedRecords(_:)`` once lexed; returns whether a record is ready.
-  private mutating func elementStartTag(_ filter: RecordTypeFilter? = nil) throws -> Bool {
+  /// Handles a start tag in ``Mode/elements``, or, `filtered`, in
+  /// ``Mode/typedRecords(_:)`` once lexed (a record of a type ``typeFilter``
+  /// does not want passed over); returns whether a record is ready.
+  private mutating func elementStartTag(filtered: Bool = false) throws -> Bool {
     let parents = scanner.isSelfClosing ? scanner.depth : scanner.depth - 1
     if parents == 1, scanner.nameIs("Record") {
       info.recordCount += 1
-      if let filter, try !hasWantedType(filter) { return false }
+      if filtered, try !hasWantedType() { return false }
       return try wholeRecord()
     }
     if parents == 2, pendingElement != nil, scanner.nameIs("MetadataEntry") {
