@@ -69,7 +69,7 @@ struct RecordFields: ~Copyable {
     let json: [UInt8]
 
     /// The JSON names of the five fields, in order.
-    static let jsonNames = [
+    private static let jsonNames = [
       "device_name", "device_manufacturer", "device_model", "device_hardware", "device_software",
     ]
 

@@ -22,6 +22,8 @@ struct RecordsOutput: ~Copyable {
   private let to: LocalDate?
   private let emit: (UnsafeBufferPointer<UInt8>) throws -> Void
   private var out = RecordText(capacity: pieceBytes + (1 << 12))
+  /// The device columns of a record without a device: empty, or `null`.
+  private let noDevice = RecordFields.DeviceFields(nil)
   private var started = false
 
   /// Rows written.
@@ -157,11 +159,7 @@ struct RecordsOutput: ~Copyable {
     plainField(row.localDate)
     replaced += csvField(row.source)
     replaced += csvField(row.sourceVersion)
-    if let device = row.device {
-      device.csv.withUnsafeBufferPointer { out.append($0) }
-    } else {
-      out.ascii(",,,,,")
-    }
+    (row.device ?? noDevice).csv.withUnsafeBufferPointer { out.append($0) }
     if let creation = row.creation { out.append(creation) }
     out.ascii(44)
     // Made UTF-8 already, and never without a `"`.
@@ -209,16 +207,7 @@ struct RecordsOutput: ~Copyable {
     jsonPlain("local_date", row.localDate)
     replaced += jsonString("source", row.source)
     replaced += jsonString("source_version", row.sourceVersion)
-    if let device = row.device {
-      device.json.withUnsafeBufferPointer { out.append($0) }
-    } else {
-      for name in RecordFields.DeviceFields.jsonNames {
-        out.ascii(34)
-        var key = name
-        key.withUTF8 { out.append($0) }
-        out.ascii("\":null,")
-      }
-    }
+    (row.device ?? noDevice).json.withUnsafeBufferPointer { out.append($0) }
     if let creation = row.creation {
       jsonPlain("creation_date", creation)
     } else {
