@@ -90,7 +90,7 @@ struct ReferenceDifferentialTests {
   }
 
   @Test(
-    "The reference's day start on hand-computed New York days: 23 hours, a start in the gap, a repeated start"
+    "The reference's day start on hand-computed days: 23 hours, a start in the gap, a repeated start, Chatham's"
   )
   func referenceDayStartByHand() {
     let newYork = ReferenceCount.Zone.named(TimeZone(identifier: "America/New_York")!)
@@ -101,8 +101,10 @@ struct ReferenceDifferentialTests {
         model: "iPhone",
         userEntered: false)
     }
-    func days(_ samples: [ReferenceCount.Sample], _ start: (Int, Int)) -> [String] {
-      ReferenceCount.count(samples, .init(zone: newYork, dayStart: start)).rows.map {
+    func days(_ samples: [ReferenceCount.Sample], _ start: (Int, Int), zone: ReferenceCount.Zone? = nil)
+      -> [String]
+    {
+      ReferenceCount.count(samples, .init(zone: zone ?? newYork, dayStart: start)).rows.map {
         "\($0.label.day) \(Int($0.steps))"
       }
     }
@@ -118,5 +120,15 @@ struct ReferenceDifferentialTests {
     // 01:30 happens twice on November 1: the day starts at the first, so 01:15 EST (after it) is November 1's.
     let autumn = [at("2026-10-31T12:00:00-04:00", 1), at("2026-11-01T01:15:00-05:00", 10)]
     #expect(days(autumn, (1, 30)) == ["2026-10-31 1", "2026-11-01 10"])
+    // Chatham goes back from 03:45 +13:45 to 02:45 +12:45 on April 5: 03:54 comes once, after the
+    // change, and starts April 5; 03:00 comes twice, and April 5 starts at the first.
+    let chatham = ReferenceCount.Zone.named(TimeZone(identifier: "Pacific/Chatham")!)
+    let late = [at("2026-04-05T03:53:00+12:45", 1), at("2026-04-05T03:54:00+12:45", 10)]
+    #expect(days(late, (3, 54), zone: chatham) == ["2026-04-04 1", "2026-04-05 10"])
+    let twice = [
+      at("2026-04-05T02:59:00+13:45", 1), at("2026-04-05T03:00:00+13:45", 10),
+      at("2026-04-05T02:50:00+12:45", 100),
+    ]
+    #expect(days(twice, (3, 0), zone: chatham) == ["2026-04-04 1", "2026-04-05 110"])
   }
 }

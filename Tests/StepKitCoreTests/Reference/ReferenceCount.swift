@@ -307,9 +307,9 @@ enum ReferenceCount {
 /// Finds buckets with Foundation's calendar: a bucket is the calendar's hour,
 /// day, ISO week or month holding an instant, in the sample's recorded offset
 /// or the named zone. With a day start, a day runs from that local time to the
-/// same local time the next day (Foundation's `nextDate` finds it, the first
-/// moment after a DST gap that skips it, the first of a repeated time); weeks
-/// and months begin at the day start of their first day.
+/// same local time the next day (the first time the clock reads it, or the
+/// first moment after a DST gap that skips it); weeks and months begin at the
+/// day start of their first day.
 struct BucketFinder {
   let unit: ReferenceCount.Unit
   let zone: ReferenceCount.Zone
@@ -383,12 +383,38 @@ struct BucketFinder {
     return ReferenceCount.Day(year: parts.year!, month: parts.month!, day: parts.day!)
   }
 
-  /// The instant local `day` begins at the day start.
+  /// The instant local `day` begins at the day start: the first instant whose clock reads it, or
+  /// the first moment after a gap that skips it.
+  ///
+  /// Found by walking the clock a minute at a time, not with `Calendar.nextDate`: Foundation's
+  /// `nextDate` after midnight of 2026-04-05 in Pacific/Chatham, matching 03:54, answers 03:54 the
+  /// next day (the clocks went back from 03:45 to 02:45 that night, and 03:54 came only once).
   private func start(of day: ReferenceCount.Day, _ calendar: Calendar) -> Date {
-    let midnight = calendar.startOfDay(for: noon(day, calendar))
-    return calendar.nextDate(
-      after: midnight, matching: DateComponents(hour: dayStart.hour, minute: dayStart.minute, second: 0),
-      matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward)!
+    let zone = calendar.timeZone
+    // The day start's clock reading, counted in seconds as if it were UTC.
+    let wall = labels.date(
+      from: DateComponents(
+        year: day.year, month: day.month, day: day.day, hour: dayStart.hour, minute: dayStart.minute))!
+      .timeIntervalSince1970
+    func clock(_ instant: TimeInterval) -> TimeInterval {
+      instant + Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant)))
+    }
+    // The offsets in effect within two days of it: the first one, and the one after each change.
+    var moment = Date(timeIntervalSince1970: wall - 2 * 86_400)
+    var offsets = [zone.secondsFromGMT(for: moment)]
+    while let change = zone.nextDaylightSavingTimeTransition(after: moment),
+      change.timeIntervalSince1970 < wall + 2 * 86_400
+    {
+      offsets.append(zone.secondsFromGMT(for: change))
+      moment = change
+    }
+    // Before `wall` less the largest offset, every clock reads earlier than the day start. Changes
+    // and day starts fall on whole minutes, so the first whole minute reading the day start or
+    // later is the answer: the reading itself (its first time when the clock repeats it), or the
+    // moment the clock jumps past it.
+    var instant = wall - Double(offsets.max()!)
+    while clock(instant) < wall { instant += 60 }
+    return Date(timeIntervalSince1970: instant)
   }
 
   private func bucketFromDayStart(at date: Date, _ calendar: Calendar) -> (
