@@ -54,6 +54,13 @@ struct DayStartTests {
       ("Europe/Berlin", "2026-03-28", "06:00", 2300.0),
       ("Europe/Berlin", "2026-03-29", "01:00", 2300.0),
       ("Europe/Berlin", "2026-03-29", "06:00", 2400.0),
+      // Chatham goes back from 03:45 +13:45 to 02:45 +12:45 on 2026-04-05 (14:00 UTC on the 4th).
+      // 03:54 comes once that night: the day of April 4 has 25 hours, the day of April 5 has 24.
+      ("Pacific/Chatham", "2026-04-04", "03:54", 2500.0),
+      ("Pacific/Chatham", "2026-04-05", "03:54", 2400.0),
+      // 03:00 comes twice; the day of April 5 starts at the first and has 25 hours.
+      ("Pacific/Chatham", "2026-04-04", "03:00", 2400.0),
+      ("Pacific/Chatham", "2026-04-05", "03:00", 2500.0),
     ])
   func dstDays(zoneID: String, day: String, start: String, expected: Double) throws {
     let zone = try #require(TimeZone(identifier: zoneID))
@@ -97,6 +104,27 @@ struct DayStartTests {
     let days = start.days(
       covering: DateInterval(start: F.date("2026-03-06 12:00"), end: F.date("2026-03-09 12:00")), in: zone)
     #expect(days.map { $0.duration / 3600 } == [24, 23, 24, 24])
+  }
+
+  @Test("The day of an instant, by hand: Chatham's day starts next to the hour its clocks repeat")
+  func chathamDayIntervals() throws {
+    let zone = try #require(TimeZone(identifier: "Pacific/Chatham"))
+    // At 14:00 UTC on 2026-04-04 the clocks go back from 03:45 +13:45 to 02:45 +12:45: 02:45 to
+    // 03:45 on April 5 comes twice, 03:54 once. The day of April 5 starts at 03:54 +12:45,
+    // 15:09 UTC on the 4th; the day of April 4 began at 03:54 +13:45, 14:09 UTC on the 3rd.
+    let late = try #require(DayStart("03:54"))
+    let april4 = late.day(containing: F.date("2026-04-04 15:08"), in: zone)
+    #expect(april4.label == LocalDate("2026-04-04"))
+    #expect(april4.interval.start == F.date("2026-04-03 14:09"))
+    #expect(april4.interval.end == F.date("2026-04-04 15:09"))
+    let april5 = late.day(containing: F.date("2026-04-04 15:09"), in: zone)
+    #expect(april5.label == LocalDate("2026-04-05"))
+    #expect(april5.interval.end == F.date("2026-04-05 15:09"))
+    // 03:00 on April 5 comes twice; the day starts at the first, 03:00 +13:45 (13:15 UTC on the 4th).
+    let repeated = try #require(DayStart("03:00")).day(containing: F.date("2026-04-04 14:00"), in: zone)
+    #expect(repeated.label == LocalDate("2026-04-05"))
+    #expect(repeated.interval.start == F.date("2026-04-04 13:15"))
+    #expect(repeated.interval.end == F.date("2026-04-05 14:15"))
   }
 
   @Test("Weeks and months start on Monday and the 1st at the day start")
@@ -147,5 +175,39 @@ struct DayStartTests {
     let late = F.date("2026-05-02 04:00", offsetHours: 8).epochMilliseconds
     #expect(finder.day(of: early, recordedOffsetSeconds: 8 * 3600) == LocalDate("2026-05-01"))
     #expect(finder.day(of: late, recordedOffsetSeconds: 8 * 3600) == LocalDate("2026-05-02"))
+  }
+
+  @Test(
+    "Single samples in the hour Chatham's clocks repeat keep the day that began the first time round",
+    arguments: [
+      // (UTC instant, day by a 03:00 day start, day by a 03:54 day start, day by midnight)
+      ("2026-04-04 13:14", "2026-04-04", "2026-04-04", "2026-04-05"),  // 02:59 +13:45
+      ("2026-04-04 13:15", "2026-04-05", "2026-04-04", "2026-04-05"),  // 03:00 +13:45, the first
+      ("2026-04-04 14:00", "2026-04-05", "2026-04-04", "2026-04-05"),  // 02:45 +12:45, again
+      ("2026-04-04 14:14", "2026-04-05", "2026-04-04", "2026-04-05"),  // 02:59 +12:45, again
+      ("2026-04-04 15:09", "2026-04-05", "2026-04-05", "2026-04-05"),  // 03:54 +12:45
+      ("2026-04-05 14:14", "2026-04-05", "2026-04-05", "2026-04-06"),  // 02:59 +12:45, a day on
+      ("2026-04-05 14:15", "2026-04-06", "2026-04-05", "2026-04-06"),  // 03:00 +12:45
+    ])
+  func localDayFinderInChathamsRepeatedHour(instant: String, threeAM: String, late: String, midnight: String)
+    throws
+  {
+    let zone = try #require(TimeZone(identifier: "Pacific/Chatham"))
+    let t = F.date(instant).epochMilliseconds
+    for (start, expected) in [("03:00", threeAM), ("03:54", late), ("00:00", midnight)] {
+      // A finder that has seen an instant long before, and a fresh one.
+      var warm = LocalDayFinder(rule: .zone(zone), dayStart: try #require(DayStart(start)))
+      _ = warm.day(of: F.date("2026-03-01 00:00").epochMilliseconds, recordedOffsetSeconds: 0)
+      var fresh = LocalDayFinder(rule: .zone(zone), dayStart: try #require(DayStart(start)))
+      #expect(warm.day(of: t, recordedOffsetSeconds: 0) == LocalDate(expected), "\(start)")
+      #expect(fresh.day(of: t, recordedOffsetSeconds: 0) == LocalDate(expected), "\(start)")
+      // The tally's day of a one-instant sample agrees.
+      let sample = Sample(
+        kind: .steps, start: F.date(instant), end: F.date(instant), value: 7, source: "iPhone",
+        device: F.phone)
+      let tally = SampleLog([sample]).tally(
+        CountingOptions(timeZone: .zone(zone), dayStart: try #require(DayStart(start))))
+      #expect(tally.buckets.map(\.firstDay) == [LocalDate(expected)], "\(start)")
+    }
   }
 }

@@ -72,10 +72,11 @@ struct BucketSplitter {
       segmentHint = segment
       if start == end {
         let offset = zone.offset(ofSegment: segment)
-        var ordinal = geometry.ordinal(ofLocal: start + offset)
-        if geometry.unit == .hour {
-          ordinal = hourNamedAtItsStart(ordinal, offset: offset, segment: segment, zone)
-        }
+        let ordinal =
+          geometry.unit == .hour
+          ? hourNamedAtItsStart(
+            geometry.ordinal(ofLocal: start + offset), offset: offset, segment: segment, zone)
+          : zone.ordinal(at: start, segment: segment, geometry)
         body(ordinal, value, offset)
         return
       }
@@ -84,7 +85,9 @@ struct BucketSplitter {
       while t < end {
         segment = zone.segment(at: t, hint: segment)
         let offset = zone.offset(ofSegment: segment)
-        var ordinal = geometry.ordinal(ofLocal: t + offset)
+        var ordinal =
+          geometry.unit == .hour
+          ? geometry.ordinal(ofLocal: t + offset) : zone.ordinal(at: t, segment: segment, geometry)
         let boundary = zone.firstInstant(
           from: t, segment: segment, localAtLeast: geometry.localStart(of: ordinal + 1))
         let next = min(boundary, end)

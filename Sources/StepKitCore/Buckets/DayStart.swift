@@ -7,7 +7,8 @@ import Foundation
 /// 24 hours, or 23 and 25 across a DST change, as with midnight. Weeks start
 /// at that time on Monday and months at that time on their first day. Where a
 /// DST change skips the day-start time, the day starts at the first moment
-/// after the gap (the same rule as a skipped midnight).
+/// after the gap (the same rule as a skipped midnight); where the clocks go
+/// back over it, at the first time the clock reads it.
 ///
 /// ```swift
 /// let options = CountingOptions(dayStart: DayStart("04:00")!)
@@ -65,7 +66,7 @@ public struct DayStart: Sendable, Hashable, Codable, CustomStringConvertible {
       zone: timeZone, lowerMs: t &- 2 * BucketGeometry.dayMs, upperMs: t &+ 2 * BucketGeometry.dayMs)
     let geometry = BucketGeometry(unit: .day, dayStartMs: milliseconds)
     let segment = zone.segment(at: t, hint: 0)
-    let ordinal = geometry.ordinal(ofLocal: t + zone.offset(ofSegment: segment))
+    let ordinal = zone.ordinal(at: t, segment: segment, geometry)
     let low = t - 2 * BucketGeometry.dayMs
     let start = zone.firstInstant(
       from: low, segment: zone.segment(at: low, hint: 0), localAtLeast: geometry.localStart(of: ordinal))

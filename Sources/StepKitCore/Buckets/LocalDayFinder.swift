@@ -18,6 +18,9 @@ public struct LocalDayFinder: Sendable {
   private var cachedFrom = Int64.max
   private var cachedUntil = Int64.min
   private var cachedOffsetMs: Int64 = 0
+  /// For a named zone: the local time the clock had passed before the
+  /// cached span's offset began (``ZoneOffsets/passedLocals``).
+  private var cachedPassedLocal = Int64.min
 
   /// A finder for `rule`, with days that begin at `dayStart` (midnight by default).
   public init(rule: TimeZoneRule, dayStart: DayStart = .midnight) {
@@ -34,7 +37,11 @@ public struct LocalDayFinder: Sendable {
   public mutating func day(of epochMilliseconds: EpochMilliseconds, recordedOffsetSeconds: Int) -> LocalDate {
     let local =
       epochMilliseconds + offsetMs(at: epochMilliseconds, recordedOffsetSeconds: recordedOffsetSeconds)
-    return LocalDate(daysSinceEpoch: Int(BucketGeometry.floorDiv(local - dayStartMs, BucketGeometry.dayMs)))
+    var day = BucketGeometry.floorDiv(local - dayStartMs, BucketGeometry.dayMs)
+    // An instant that reads a time again after the clocks went back over the
+    // day start belongs to the day that began the first time round.
+    if cachedPassedLocal > (day + 1) * BucketGeometry.dayMs + dayStartMs { day += 1 }
+    return LocalDate(daysSinceEpoch: Int(day))
   }
 
   private mutating func offsetMs(at t: Int64, recordedOffsetSeconds: Int) -> Int64 {
@@ -45,7 +52,25 @@ public struct LocalDayFinder: Sendable {
       if t >= cachedFrom && t < cachedUntil { return cachedOffsetMs }
       (cachedOffsetMs, cachedUntil) = ZoneOffsets.offset(of: zone, at: t)
       cachedFrom = t
+      cachedPassedLocal = Self.passedLocal(zone, at: t)
       return cachedOffsetMs
     }
+  }
+
+  /// The latest local time `zone`'s clock read before the offset it has at `t`
+  /// began, judged over the two days before `t` (no day start lies further
+  /// back than that from a time the clock reads again); `Int64.min` when that
+  /// offset held all along.
+  private static func passedLocal(_ zone: TimeZone, at t: Int64) -> Int64 {
+    var (offset, next) = ZoneOffsets.offset(of: zone, at: t &- 2 * BucketGeometry.dayMs)
+    var passed = Int64.min
+    while next <= t {
+      let change = next
+      let before = offset
+      (offset, next) = ZoneOffsets.offset(of: zone, at: change)
+      if offset != before { passed = max(passed, change &+ before) }
+      guard next > change else { break }
+    }
+    return passed
   }
 }

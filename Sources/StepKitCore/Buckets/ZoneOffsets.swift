@@ -7,6 +7,10 @@ struct ZoneOffsets: Sendable {
   private(set) var starts: [Int64]
   /// Offset of each segment, milliseconds.
   private(set) var offsets: [Int64]
+  /// For each segment, the local time the clock had passed before it began
+  /// (`Int64.min` for the first): higher than the segment's own readings
+  /// for the hour after a change that sets the clocks back.
+  private(set) var passedLocals: [Int64]
 
   /// Builds the table for `zone` covering `[lowerMs, upperMs]` (with a day of margin).
   init(zone: TimeZone, lowerMs: Int64, upperMs: Int64) {
@@ -23,6 +27,10 @@ struct ZoneOffsets: Sendable {
         offsets.append(offset)
       }
       guard next > transition else { break }
+    }
+    passedLocals = [Int64.min]
+    for i in starts.indices.dropFirst() {
+      passedLocals.append(max(passedLocals[i - 1], starts[i] &+ offsets[i - 1]))
     }
   }
 
@@ -62,6 +70,20 @@ struct ZoneOffsets: Sendable {
   /// The instant segment `i` begins (`Int64.min` for the first).
   @inline(__always)
   func start(ofSegment i: Int) -> Int64 { starts[i] }
+
+  /// The ordinal of the day, week or month (``BucketGeometry/unit`` other
+  /// than hours) holding the instant `t` of segment `segment`.
+  ///
+  /// A day begins the first time the clock reads its day start. When the
+  /// clocks go back over the day start (Pacific/Chatham's from 03:45 to
+  /// 02:45, with days that start at 03:00), the instants after the change
+  /// read times before it a second time but belong to the day that began
+  /// the first time round, not to the day before.
+  @inline(__always)
+  func ordinal(at t: Int64, segment: Int, _ geometry: BucketGeometry) -> Int64 {
+    let ordinal = geometry.ordinal(ofLocal: t + offsets[segment])
+    return passedLocals[segment] > geometry.localStart(of: ordinal + 1) ? ordinal + 1 : ordinal
+  }
 
   /// The first instant at or after `t` whose local time is at least `local`.
   @inline(__always)
