@@ -283,6 +283,7 @@ public enum ExportReader {
     var report = WholeExportReport(info: decoder.info)
     report.records = decoder.elementsHandedOut
     report.invalid = decoder.invalidElements
+    report.recordsDecodedStraight = decoder.recordsDecodedStraight
     return report
   }
 

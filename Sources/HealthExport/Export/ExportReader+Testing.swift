@@ -28,6 +28,22 @@ extension ExportReader {
       MemoryByteSource(data, displayName: name), into: &log, settings: settings)
   }
 
+  /// Hands out the records of `types` in `data`, read as export XML on the
+  /// calling thread, as ``forEachRecord(in:ofTypes:threads:progress:_:)``
+  /// does; `fastRecords: false` lexes every record's tag first instead of
+  /// reading records written as Apple writes them straight from their bytes.
+  ///
+  /// For differential tests and fuzzing: both ways must hand out the same
+  /// records and report the same invalid ones, or throw the same error.
+  @_spi(Testing)
+  public static func forEachRecordXML(
+    _ data: Data, name: String, ofTypes types: [String], fastRecords: Bool, _ body: (RawRecord) throws -> Void
+  ) throws -> WholeExportReport {
+    try forEachRecord(
+      source: MemoryChunkSource(data, displayName: name), ofTypes: RecordTypeFilter(types),
+      bufferBytes: 1 << 16, fastRecords: fastRecords, body)
+  }
+
   /// Reads the file at `path` as export XML (never as a zip), as
   /// ``readXML(_:name:into:threads:chunkBytes:bufferBytes:)`` reads bytes,
   /// scanning it in place from mapped windows of `windowBytes`, or copying

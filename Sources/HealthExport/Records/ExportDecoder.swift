@@ -80,6 +80,8 @@ struct ExportDecoder: ~Copyable {
   var origins = OriginCache()
   var dayCache = ExportDateParser.DayCache()
   private var devices: [[UInt8]: Device?] = [:]
+  /// The last `device` of a record read into the arena (``Mode/elements``, ``Mode/typedRecords(_:)``).
+  private var deviceMemo = DeviceTextMemo()
   private var progress: (@Sendable (ExportProgress) -> Void)?
   private var lastProgressRefills = 0
   private var lastProgressTime: UInt64 = 0
@@ -131,6 +133,8 @@ struct ExportDecoder: ~Copyable {
   private var doubtful = false
   /// How many records were read straight from their bytes (see `fastSampleRecord(countsOneType:)`).
   var recordsReadFast = 0
+  /// How many of those were wanted records read into the arena (`fastWholeRecord()`).
+  var recordsDecodedStraight = 0
   private var speculative = false
 
   /// The export date, in milliseconds since 1970, once read and parsed.
@@ -718,9 +722,183 @@ struct ExportDecoder: ~Copyable {
       while fastTypedRecord() {
         guard scanner.deferNextTag() else { return false }
       }
+      if let ready = fastWholeRecord() { return ready }
       guard try scanner.lexDeferredTag() else { return false }
     }
     return try elementStartTag(filtered: true)
+  }
+
+  /// Reads the deferred `<Record>` into the arena straight from its bytes,
+  /// as ``wholeRecord()`` would read it, when Apple wrote it so: its
+  /// attributes some of ``RecordAttribute``'s in their order, each written
+  /// ` name="value"`, the tag ending right after the last value, every value
+  /// but the device's holding no `&`, `"`, `<`, line feed or control
+  /// character, the device the last one's but for its address
+  /// (``DeviceTextMemo``), and the record valid. Returns whether the record
+  /// is ready (it has no children), or `nil`, having changed nothing that
+  /// the careful path depends on, for any other record, which that path then
+  /// reads and, if need be, reports.
+  ///
+  /// No lexer looks at the tag: the checks of the values also prove that
+  /// each end was found right (see ``ExpectedAttributes/Name/closingQuote(in:from:before:)``).
+  @inline(__always)
+  private mutating func fastWholeRecord() -> Bool? {
+    guard let arena, let (typeStart, limit) = deferredTypeStart() else { return nil }
+    let base = scanner.buffer
+    let bounds = valueBounds
+    for k in 2..<(2 * RecordAttribute.allCases.count) { bounds[k] = 0 }
+    guard let typeEnd = ByteScanning.findShort(ASCII.quote, in: base, from: typeStart, to: limit) else {
+      return nil
+    }
+    bounds[0] = typeStart
+    bounds[1] = typeEnd
+    var present = RecordAttribute.type.bit
+    var slot = RecordAttribute.sourceName.rawValue
+    var i = typeEnd &+ 1
+    var close = 0
+    var selfClosing = false
+    while true {
+      let c = base[i]
+      if c == ASCII.space {
+        guard
+          let (valueStart, valueEnd) = recordAttributes.attribute(at: i, in: base, slot: &slot, before: limit)
+        else { return nil }
+        bounds[2 &* slot] = valueStart
+        bounds[2 &* slot &+ 1] = valueEnd
+        present |= 1 &<< UInt32(truncatingIfNeeded: slot)
+        slot &+= 1
+        i = valueEnd &+ 1
+      } else if c == ASCII.greaterThan {
+        close = i
+        break
+      } else if c == ASCII.slash, base[i &+ 1] == ASCII.greaterThan {
+        close = i &+ 1
+        selfClosing = true
+        break
+      } else {
+        return nil
+      }
+    }
+    let required =
+      RecordAttribute.type.bit | RecordAttribute.sourceName.bit | RecordAttribute.startDate.bit
+      | RecordAttribute.endDate.bit
+    guard present & required == required else { return nil }
+    @inline(__always) func bytes(_ attribute: RecordAttribute) -> UnsafeBufferPointer<UInt8> {
+      let k = attribute.boundsIndex
+      return UnsafeBufferPointer(start: base + bounds[k], count: bounds[k &+ 1] &- bounds[k])
+    }
+    // Every value but the device's is copied as it is written.
+    for slot in 0..<Self.recordAttributeCount where slot != RecordAttribute.device.rawValue {
+      guard ByteScanning.isLiteral(base, from: bounds[2 &* slot], to: bounds[2 &* slot &+ 1]) else {
+        return nil
+      }
+    }
+    guard let span = ExportDateParser.parse(start: bytes(.startDate), end: bytes(.endDate), cache: &dayCache),
+      span.endMs >= span.startMs
+    else { return nil }
+    var creationMs: Int64?
+    if present & RecordAttribute.creationDate.bit != 0 {
+      guard let parsed = ExportDateParser.parse(bytes(.creationDate), cache: &dayCache) else { return nil }
+      creationMs = parsed.epochMilliseconds
+    }
+    var number: Double?
+    if present & RecordAttribute.value.bit != 0 { number = DecimalParser.parse(bytes(.value)) }
+    let type = bytes(.type)
+    if type.count >= Self.quantityTypePrefix.utf8CodeUnitCount,
+      ByteScanning.equal(type.baseAddress!, Self.quantityTypePrefix)
+    {
+      guard let number, number.isFinite else { return nil }
+    } else if let value = number, !value.isFinite {
+      number = nil
+    }
+    arena.reset()
+    // `RawRecord.Field` numbers the fields as `RecordAttribute` numbers the slots.
+    for slot in 0..<Self.recordAttributeCount where present & (1 &<< UInt32(truncatingIfNeeded: slot)) != 0 {
+      let value = UnsafeBufferPointer(
+        start: base + bounds[2 &* slot], count: bounds[2 &* slot &+ 1] &- bounds[2 &* slot])
+      let span: (Int, Int)
+      if slot == RecordAttribute.device.rawValue {
+        guard let device = deviceMemo.append(value, to: arena) else { return nil }
+        span = device
+      } else {
+        span = arena.append(value)
+      }
+      arena.fields[2 &* slot] = span.0
+      arena.fields[2 &* slot &+ 1] = span.1
+    }
+    recordsReadFast &+= 1
+    recordsDecodedStraight &+= 1
+    info.recordCount += 1
+    let element = PendingElement(
+      startMs: span.startMs, endMs: span.endMs, utcOffsetSeconds: span.utcOffsetSeconds,
+      creationMs: creationMs, number: number)
+    if selfClosing {
+      scanner.commitDeferredTag(close: close, selfClosing: true)
+    } else if let (end, lines, lastLineStart) = metadataChildren(of: close, limit: limit, into: arena) {
+      scanner.commitDeferredElement(close: close, end: end, lines: lines, lastLineStart: lastLineStart)
+    } else {
+      arena.removeMetadata()
+      scanner.commitDeferredTag(close: close, selfClosing: false)
+      pendingElement = element
+      return false
+    }
+    readyElement = element
+    return true
+  }
+
+  private static let recordAttributeCount = RecordAttribute.allCases.count
+  /// The start of a metadata entry as Apple writes it, up to its key.
+  private static let metadataKeyStart: StaticString = "<MetadataEntry key=\""
+  /// What lies between a metadata entry's key and its value.
+  private static let metadataValueStart: StaticString = "\" value=\""
+
+  /// Reads the children of the record whose start tag ends at `close` into
+  /// the arena's metadata, as `elementMetadata()` would, and finds its end
+  /// tag, when they are written as Apple writes them: `<MetadataEntry
+  /// key="…" value="…"/>` children, each value free of `&`, `"`, `<`, line
+  /// feeds and control characters, with only spaces and line feeds between,
+  /// then `</Record>`, all before `limit`. Returns the end tag's `>` and the
+  /// line feeds passed (as ``XMLScanner/commitDeferredElement(close:end:lines:lastLineStart:)``
+  /// takes them), or `nil` for any other children, some entries perhaps added.
+  @inline(__always)
+  private func metadataChildren(of close: Int, limit: Int, into arena: RecordArena)
+    -> (end: Int, lines: Int, lastLineStart: Int)?
+  {
+    let base = scanner.buffer
+    var i = close &+ 1
+    var lines = 0
+    var lastLineStart = 0
+    while true {
+      while i < limit {
+        let b = base[i]
+        if b == ASCII.lineFeed {
+          lines &+= 1
+          lastLineStart = i &+ 1
+        } else if b != ASCII.space {
+          break
+        }
+        i &+= 1
+      }
+      guard i < limit, base[i] == ASCII.lessThan else { return nil }
+      if ByteScanning.equal(base + i, Self.recordEndTag) {
+        return (i &+ Self.recordEndTag.utf8CodeUnitCount &- 1, lines, lastLineStart)
+      }
+      guard ByteScanning.equal(base + i, Self.metadataKeyStart) else { return nil }
+      let keyStart = i &+ Self.metadataKeyStart.utf8CodeUnitCount
+      guard let keyEnd = ByteScanning.findShort(ASCII.quote, in: base, from: keyStart, to: limit),
+        keyEnd &+ 16 < limit, ByteScanning.equal(base + keyEnd, Self.metadataValueStart)
+      else { return nil }
+      let valueStart = keyEnd &+ Self.metadataValueStart.utf8CodeUnitCount
+      guard let valueEnd = ByteScanning.findShort(ASCII.quote, in: base, from: valueStart, to: limit),
+        valueEnd &+ 2 < limit, base[valueEnd &+ 1] == ASCII.slash, base[valueEnd &+ 2] == ASCII.greaterThan,
+        ByteScanning.isLiteral(base, from: keyStart, to: keyEnd),
+        ByteScanning.isLiteral(base, from: valueStart, to: valueEnd)
+      else { return nil }
+      arena.appendMetadata(
+        key: arena.append(UnsafeBufferPointer(start: base + keyStart, count: keyEnd &- keyStart)),
+        value: arena.append(UnsafeBufferPointer(start: base + valueStart, count: valueEnd &- valueStart)))
+      i = valueEnd &+ 3
+    }
   }
 
   /// Whether the current (lexed) `<Record>`'s first `type` attribute is one ``typeFilter`` wants.
@@ -779,6 +957,17 @@ struct ExportDecoder: ~Copyable {
     return (start, arena.count)
   }
 
+  /// Copies a record's `device` value into the arena as ``copyValue(_:into:)``
+  /// does, through ``deviceMemo``.
+  private mutating func copyDevice(_ attribute: XMLAttribute, into arena: RecordArena) throws -> (Int, Int) {
+    let raw = scanner.rawValue(attribute)
+    if let span = deviceMemo.append(raw, to: arena) { return span }
+    let span = try copyValue(attribute, into: arena)
+    deviceMemo.remember(
+      raw: raw, decoded: UnsafeBufferPointer(start: arena.bytes + span.0, count: span.1 - span.0))
+    return span
+  }
+
   /// The field an attribute name of a `<Record>` fills, or `nil` for another name.
   @inline(__always)
   private func recordField(_ attribute: XMLAttribute) -> RawRecord.Field? {
@@ -810,8 +999,10 @@ struct ExportDecoder: ~Copyable {
     var legacySource: (Int, Int)?
     for index in 0..<scanner.attributeCount {
       let attribute = scanner.attribute(index)
-      let value = try copyValue(attribute, into: arena)
-      if let field = recordField(attribute) {
+      let field = recordField(attribute)
+      let value =
+        try field == .device ? copyDevice(attribute, into: arena) : copyValue(attribute, into: arena)
+      if let field {
         let bit: UInt32 = 1 << UInt32(field.rawValue)
         if seen & bit != 0 {
           return invalidElement(.duplicateAttribute(scanner.text(attribute.nameStart, attribute.nameEnd)))

@@ -114,6 +114,9 @@ public struct WholeExportReport: Sendable {
   /// a missing `type` or date, a date that does not parse, an end before the
   /// start, a quantity whose value is not a number, an attribute written twice.
   public var invalid = InvalidSampleReport()
+  /// Records of the types asked for that were read straight from their bytes
+  /// (``ExportReader/forEachRecord(in:ofTypes:threads:progress:_:)``), for tests.
+  var recordsDecodedStraight = 0
 }
 
 /// The bytes of the record being read in ``ExportDecoder``'s whole-export
@@ -188,6 +191,10 @@ final class RecordArena {
   /// Adds a metadata entry: its key's and its value's spans.
   @inline(__always)
   func appendMetadata(key: (Int, Int), value: (Int, Int)) { metadata.append(key, value) }
+
+  /// Forgets the metadata entries added since ``reset()`` (their bytes stay, unused).
+  @inline(__always)
+  func removeMetadata() { metadata.count = 0 }
 
   /// Adds an attribute outside the known fields: its name's and its value's spans.
   @inline(__always)

@@ -240,6 +240,20 @@ enum ByteScanning {
     }
   }
 
+  /// Whether `base[from ..< to]` is plain (``isPlain(_:from:to:)``) and holds
+  /// no `&` either, so that it is its own decoded text. It may read up to 15
+  /// bytes past `to`, never past the scanner buffer's ``XMLScanner/slack``.
+  @inline(__always)
+  static func isLiteral(_ base: UnsafePointer<UInt8>, from: Int, to: Int) -> Bool {
+    let quote = SIMD16<UInt8>(repeating: ASCII.quote)
+    let lessThan = SIMD16<UInt8>(repeating: ASCII.lessThan)
+    let ampersand = SIMD16<UInt8>(repeating: ASCII.ampersand)
+    let space = SIMD16<UInt8>(repeating: ASCII.space)
+    return holdsNone(base, from: from, to: to) { v in
+      lanes(v .== quote) | lanes(v .== lessThan) | lanes(v .== ampersand) | lanes(v .< space)
+    }
+  }
+
   /// Whether no byte of `base[from ..< to]` is in a lane that `unwanted`
   /// sets, sixteen bytes at a time without an early exit (a value is short:
   /// one branch at the end costs less than one per vector). It may read up
