@@ -10,7 +10,8 @@ import StepKitCore
 /// counts, invalid-record report, or the same error at the same line and
 /// column. Followed by enough line feeds for every record to be read
 /// straight from its bytes, it is also read with every tag lexed, which must
-/// agree as well. Any difference is a finding.
+/// agree as well, and so must the records of a few types handed out either
+/// way. Any difference is a finding.
 func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   guard let data else { return 0 }
   let bytes = Data(bytes: data, count: size)
@@ -27,6 +28,11 @@ func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   let fast = outcome(of: padded, fastRecords: true)
   let careful = outcome(of: padded, fastRecords: false)
   if fast != careful { fatalError("records read straight from their bytes: \(fast)\nevery tag lexed: \(careful)") }
+  let fastRecords = records(of: padded, fastRecords: true)
+  let carefulRecords = records(of: padded, fastRecords: false)
+  if fastRecords != carefulRecords {
+    fatalError("typed records read straight from their bytes: \(fastRecords)\nevery tag lexed: \(carefulRecords)")
+  }
   guard FileManager.default.createFile(atPath: filePath, contents: bytes) else {
     fatalError("cannot write \(filePath)")
   }
@@ -48,6 +54,48 @@ func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 private let filePath =
   (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
   + "/stepkit-fuzz-parallel-\(getpid()).xml"
+
+/// The records of a few types that `forEachRecord` hands out, every field
+/// copied, and what it reports; the records read before an error are not compared.
+private struct TypedRecords: Equatable {
+  var records: [[String?]] = []
+  var info: ExportInfo?
+  var invalid = InvalidSampleReport()
+  var error: String?
+}
+
+private let wantedTypes = [
+  "HKQuantityTypeIdentifierHeartRate", "HKQuantityTypeIdentifierStepCount",
+  "HKQuantityTypeIdentifierDistanceWalkingRunning", "HKCategoryTypeIdentifierSleepAnalysis",
+  "HKQuantityTypeIdentifierActiveEnergyBurned",
+]
+
+private func records(of bytes: Data, fastRecords: Bool) -> TypedRecords {
+  var result = TypedRecords()
+  do {
+    let report = try ExportReader.forEachRecordXML(
+      bytes, name: "fuzz.xml", ofTypes: wantedTypes, fastRecords: fastRecords
+    ) { record in
+      var row = RawRecord.Field.allCases.map { record.string($0) }
+      for index in 0..<record.metadataCount {
+        row.append(String(decoding: record.metadataKey(index), as: UTF8.self))
+        row.append(String(decoding: record.metadataValue(index), as: UTF8.self))
+      }
+      for index in 0..<record.otherAttributeCount {
+        row.append(String(decoding: record.otherAttributeName(index), as: UTF8.self))
+        row.append(String(decoding: record.otherAttributeValue(index), as: UTF8.self))
+      }
+      row += [record.startMilliseconds, record.endMilliseconds, record.creationMilliseconds ?? -1].map { "\($0)" }
+      row += ["\(record.utcOffsetSeconds)", record.numericValue.map { "\($0.bitPattern)" }]
+      result.records.append(row)
+    }
+    result.info = report.info
+    result.invalid = report.invalid
+  } catch {
+    result = TypedRecords(error: String(describing: error))
+  }
+  return result
+}
 
 /// What one read gave; the samples read before an error are not compared.
 private struct Outcome: Equatable {
