@@ -180,6 +180,34 @@ struct TypedRecordTests {
     #expect(reports[0].invalid == reports[1].invalid)
   }
 
+  @Test("A type with a reference in it is decoded either way: wanted, or a malformed export")
+  func referenceInType() throws {
+    let tail = String(repeating: " <!-- the tail -->\n", count: 400) + "</HealthData>"
+    func export(_ type: String) -> Data {
+      Data(
+        (#"<?xml version="1.0" encoding="UTF-8"?>\#n<HealthData locale="en_US">\#n"#
+          + #" <Record type="\#(type)" sourceName="Watch" unit="count/min" "#
+          + #"startDate="2026-04-04 10:00:00 +0200" endDate="2026-04-04 10:00:00 +0200" value="61"/>\#n"#
+          + tail).utf8)
+    }
+    let wanted = ["HKQuantityTypeIdentifierHeartRate"]
+    for fast in [true, false] {
+      var types: [String?] = []
+      _ = try ExportReader.forEachRecord(
+        source: Self.source(export("HKQuantityTypeIdentifierHeart&#82;ate")),
+        ofTypes: RecordTypeFilter(wanted),
+        fastRecords: fast
+      ) { types.append($0.string(.type)) }
+      #expect(types == wanted, "fastRecords: \(fast)")
+      #expect(throws: HealthExportError.self, "fastRecords: \(fast)") {
+        try ExportReader.forEachRecord(
+          source: Self.source(export("HKQuantityTypeIdentifierStep&ount")), ofTypes: RecordTypeFilter(wanted),
+          fastRecords: fast
+        ) { _ in }
+      }
+    }
+  }
+
   private struct Enough: Error {}
 
   @Test("An error thrown by the body stops the reading thread and is rethrown")

@@ -66,13 +66,21 @@ extension ExportDecoder {
   /// want (`passOverRecord(typeStart:limit:)`); returns `false`, having
   /// changed nothing, for a wanted type and for any record written otherwise,
   /// which the careful path then lexes.
+  ///
+  /// A `type` with a `&` in it is left to the careful path too: that path
+  /// decodes it, and so may find it wanted (`Step&#67;ount`), or malformed.
   @inline(__always)
   mutating func fastTypedRecord() -> Bool {
-    guard let (typeStart, limit) = deferredTypeStart(),
-      !typeFilter.matchesQuoted(scanner.buffer + typeStart)
+    let base = scanner.buffer
+    guard let (typeStart, limit) = deferredTypeStart(), !typeFilter.matchesQuoted(base + typeStart),
+      let typeEnd = ByteScanning.findShort(ASCII.quote, in: base, from: typeStart, to: limit),
+      ByteScanning.holdsNone(
+        base, from: typeStart, to: typeEnd, { ByteScanning.lanes($0 .== Self.ampersands) })
     else { return false }
     return passOverRecord(typeStart: typeStart, limit: limit)
   }
+
+  private static let ampersands = SIMD16<UInt8>(repeating: ASCII.ampersand)
 
   /// Where the deferred `<Record>`'s `type` value starts, when `type` is its
   /// first attribute, written ` type="`; and the limit every value of the
