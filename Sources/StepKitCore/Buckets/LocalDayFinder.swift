@@ -21,6 +21,9 @@ public struct LocalDayFinder: Sendable {
   /// For a named zone: the local time the clock had passed before the
   /// cached span's offset began (``ZoneOffsets/passedLocals``).
   private var cachedPassedLocal = Int64.min
+  /// The last day found, by its number: most instants fall on the day of the one before.
+  private var lastDayNumber = Int64.min
+  private var lastDay = LocalDate(daysSinceEpoch: 0)
 
   /// A finder for `rule`, with days that begin at `dayStart` (midnight by default).
   public init(rule: TimeZoneRule, dayStart: DayStart = .midnight) {
@@ -41,7 +44,11 @@ public struct LocalDayFinder: Sendable {
     // An instant that reads a time again after the clocks went back over the
     // day start belongs to the day that began the first time round.
     if cachedPassedLocal > (day + 1) * BucketGeometry.dayMs + dayStartMs { day += 1 }
-    return LocalDate(daysSinceEpoch: Int(day))
+    if day != lastDayNumber {
+      lastDayNumber = day
+      lastDay = LocalDate(daysSinceEpoch: Int(day))
+    }
+    return lastDay
   }
 
   private mutating func offsetMs(at t: Int64, recordedOffsetSeconds: Int) -> Int64 {

@@ -13,6 +13,9 @@ struct RecordText: ~Copyable {
   /// The UTC day ``utcInstant(_:)`` wrote last (days since 1970) and its `yyyy-MM-dd`.
   private var cachedDayNumber = Int64.min
   private let cachedDayText = UnsafeMutablePointer<UInt8>.allocate(capacity: 10)
+  /// The date ``date(_:)`` wrote last, as `yyyy-MM-dd`.
+  private var cachedDate: LocalDate?
+  private let cachedDateText = UnsafeMutablePointer<UInt8>.allocate(capacity: 10)
 
   init(capacity: Int = 1 << 12) {
     self.capacity = capacity
@@ -22,13 +25,20 @@ struct RecordText: ~Copyable {
   deinit {
     bytes.deallocate()
     cachedDayText.deallocate()
+    cachedDateText.deallocate()
   }
 
   /// Empties the buffer.
   mutating func reset() { count = 0 }
 
+  /// Makes room for `extra` more bytes.
+  @inline(__always)
   private mutating func reserve(_ extra: Int) {
-    guard count + extra > capacity else { return }
+    if count + extra > capacity { grow(extra) }
+  }
+
+  @inline(never)
+  private mutating func grow(_ extra: Int) {
     var newCapacity = capacity * 2
     while newCapacity < count + extra { newCapacity *= 2 }
     let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
@@ -60,6 +70,13 @@ struct RecordText: ~Copyable {
   @discardableResult
   mutating func date(_ date: LocalDate) -> Int {
     let start = count
+    if date == cachedDate {
+      // Rows come in runs of one local day.
+      reserve(10)
+      (bytes + count).update(from: cachedDateText, count: 10)
+      count += 10
+      return start
+    }
     let (year, month, day) = (date.year, date.month, date.day)
     if year < 0 || year > 9999 {
       // Beyond four digits: as LocalDate prints it.
@@ -72,6 +89,10 @@ struct RecordText: ~Copyable {
     digits(month, width: 2)
     byte(45)
     digits(day, width: 2)
+    if count - start == 10 {
+      cachedDate = date
+      cachedDateText.update(from: bytes + start, count: 10)
+    }
     return start
   }
 
@@ -123,6 +144,16 @@ struct RecordText: ~Copyable {
   private static func twoDigits(_ value: Int, at out: UnsafeMutablePointer<UInt8>) {
     out[0] = UInt8(truncatingIfNeeded: 48 + value / 10)
     out[1] = UInt8(truncatingIfNeeded: 48 + value % 10)
+  }
+
+  /// Appends again the bytes written at `start ..< end`; returns where the copy starts.
+  @discardableResult
+  mutating func repeatText(from start: Int, to end: Int) -> Int {
+    let copy = count
+    reserve(end - start)
+    (bytes + count).update(from: bytes + start, count: end - start)
+    count += end - start
+    return copy
   }
 
   /// Appends `source` as it is.
