@@ -244,6 +244,63 @@ struct RecordsCommandTests {
     }
   }
 
+  @Test("Rows that repeat the row before's metadata, type, unit, source or version, and rows that change one")
+  func repeatedFields() throws {
+    func record(
+      _ minute: Int, source: String = "Watch", version: String? = "9.1", unit: String = "count/min",
+      metadata: [(String, String)] = []
+    )
+      -> String
+    {
+      let date = "2024-03-01 06:\(minute < 10 ? "0" : "")\(minute):00 +0100"
+      let versionAttribute = version.map { #" sourceVersion="\#($0)""# } ?? ""
+      let head =
+        #" <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="\#(source)"\#(versionAttribute) "#
+        + #"unit="\#(unit)" startDate="\#(date)" endDate="\#(date)" value="\#(60 + minute)""#
+      guard !metadata.isEmpty else { return head + "/>" }
+      return head + ">\n"
+        + metadata.map { #"  <MetadataEntry key="\#($0.0)" value="\#($0.1)"/>"# }.joined(separator: "\n")
+        + "\n </Record>"
+    }
+    let still = [("HKMetadataKeyHeartRateMotionContext", "0")]
+    let active = [("HKMetadataKeyHeartRateMotionContext", "1")]
+    let records = [
+      record(0, metadata: still), record(1, metadata: still), record(2, metadata: active),
+      record(3, metadata: still), record(4), record(5, metadata: still + [("Note", "a \"b\", c")]),
+      record(6, metadata: still + [("Note", "a \"b\", c")]),
+      record(7, source: "Watch, \"2\"", metadata: still),
+      record(8, source: "Watch, \"2\"", version: nil, metadata: still), record(9, version: nil),
+      record(10, unit: "count/s"), record(11, metadata: [("HKMetadataKeyHeartRateMotionContext", "0\u{1}")]),
+      record(12, metadata: active), record(13, metadata: active),
+    ]
+    let text =
+      #"<?xml version="1.0" encoding="UTF-8"?>\#n<HealthData locale="en_US">\#n"#
+      + records.joined(separator: "\n").replacingOccurrences(of: "\"b\"", with: "&quot;b&quot;")
+      .replacingOccurrences(of: "\"2\"", with: "&quot;2&quot;").replacingOccurrences(of: "\u{1}", with: "")
+      + "\n" + String(repeating: " <!-- the tail -->\n", count: 300) + "</HealthData>\n"
+    try withScratchDirectory { directory in
+      let export = directory.appendingPathComponent("export.xml")
+      try text.write(to: export, atomically: true, encoding: .utf8)
+      let result = try StepkitRunner.run(["records", "export.xml", "--type", "heartRate"], in: directory)
+      #expect(result.exitCode == 0, "\(result.standardError)")
+      let expected = try Self.reference(export, type: "HKQuantityTypeIdentifierHeartRate")
+      #expect(expected.count == 14)
+      try Self.expectRows(result.standardOutput, expected)
+      let json = try StepkitRunner.run(
+        ["records", "export.xml", "--type", "heartRate", "--format", "json"], in: directory)
+      let rows = try #require(
+        try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
+      #expect(
+        rows.map { ($0["metadata"] as? [String: String])?["HKMetadataKeyHeartRateMotionContext"] } == [
+          "0", "0", "1", "0", nil, "0", "0", "0", "0", nil, nil, "0", "1", "1",
+        ])
+      #expect(
+        rows.map { $0["source_version"] as? String } == [
+          "9.1", "9.1", "9.1", "9.1", "9.1", "9.1", "9.1", "9.1", nil, nil, "9.1", "9.1", "9.1", "9.1",
+        ])
+    }
+  }
+
   @Test("A category's value as text; a source with a line feed quoted; JSON the same rows")
   func sleep() throws {
     try withScratchDirectory { directory in

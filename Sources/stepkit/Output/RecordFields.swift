@@ -53,6 +53,8 @@ struct RecordFields: ~Copyable {
     var metadataReplacedBytes: Int
     /// Whether a metadata key was named twice (``metadata`` holds its first value).
     var repeatedKey: Bool
+    /// Whether ``metadata`` is the previous row's, made from the same bytes.
+    var metadataIsUnchanged: Bool
 
     /// The value's text when it is not a number (a category's name).
     var valueText: UnsafeBufferPointer<UInt8>? { number == nil ? valueBytes : nil }
@@ -107,6 +109,13 @@ struct RecordFields: ~Copyable {
   private var text = RecordText()
   private var json = RecordText()
   private var days: LocalDayFinder
+  /// The last record's metadata as ``metadataObject(_:)`` made it (its JSON in ``json``).
+  private var metadata: (UnsafeBufferPointer<UInt8>?, Int, Bool) = (nil, 0, false)
+  /// What that was made from: each key's and value's length (a word) and bytes, in order.
+  private var metadataSource: [UInt8] = []
+  private var metadataEntries = 0
+  private var metadataOthers = 0
+  private var metadataSourceIsSet = false
   private var recentDevices: [(key: [UInt8], fields: DeviceFields)] = []
   private var devices: [[UInt8]: DeviceFields] = [:]
 
@@ -117,7 +126,10 @@ struct RecordFields: ~Copyable {
   mutating func row(_ record: RawRecord) -> Row {
     text.reset()
     let start = text.utcInstant(record.startMilliseconds)
-    let end = text.utcInstant(record.endMilliseconds)
+    // Heart rate, body mass and most other discrete samples end as they start.
+    let end =
+      record.endMilliseconds == record.startMilliseconds
+      ? text.repeatText(from: start, to: text.count) : text.utcInstant(record.endMilliseconds)
     let day = days.day(of: record.startMilliseconds, recordedOffsetSeconds: record.utcOffsetSeconds)
     let localDate = text.date(day)
     let creation = record.creationMilliseconds.map { text.utcInstant($0) }
@@ -126,7 +138,9 @@ struct RecordFields: ~Copyable {
     func span(_ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
       UnsafeBufferPointer(start: base + from, count: to - from)
     }
-    let (metadata, replaced, repeated) = metadataObject(record)
+    let unchanged = metadataIsUnchanged(record)
+    if !unchanged { metadata = metadataObject(record) }
+    let (metadata, replaced, repeated) = self.metadata
     var device: DeviceFields?
     if let description = record.bytes(.device) { device = fields(of: description) }
     return Row(
@@ -136,7 +150,55 @@ struct RecordFields: ~Copyable {
       localDay: day,
       source: record.bytes(.sourceName), sourceVersion: record.bytes(.sourceVersion),
       device: device, creation: creation.map { span($0, textEnd) },
-      metadata: metadata, metadataReplacedBytes: replaced, repeatedKey: repeated)
+      metadata: metadata, metadataReplacedBytes: replaced, repeatedKey: repeated,
+      metadataIsUnchanged: unchanged)
+  }
+
+  /// Whether `record` has the metadata entries and other attributes of the
+  /// record before it, byte for byte (``metadataSource``), so that ``metadata``
+  /// holds its JSON object already; if not, remembers them for the next.
+  /// Records of a type mostly repeat a few (heart rate's motion context is 0,
+  /// 1 or 2): comparing costs a fraction of making the object again.
+  private mutating func metadataIsUnchanged(_ record: RawRecord) -> Bool {
+    let entries = record.metadataCount
+    let others = record.otherAttributeCount
+    var at = 0
+    var same = metadataSourceIsSet && entries == metadataEntries && others == metadataOthers
+    @inline(__always) func compare(_ bytes: UnsafeBufferPointer<UInt8>) {
+      guard same else { return }
+      same = metadataSource.withUnsafeBytes { known in
+        guard at + 8 + bytes.count <= known.count else { return false }
+        return known.loadUnaligned(fromByteOffset: at, as: Int.self) == bytes.count
+          && (bytes.isEmpty || memcmp(known.baseAddress! + at + 8, bytes.baseAddress!, bytes.count) == 0)
+      }
+      at += 8 + bytes.count
+    }
+    for index in 0..<entries {
+      compare(record.metadataKey(index))
+      compare(record.metadataValue(index))
+    }
+    for index in 0..<others {
+      compare(record.otherAttributeName(index))
+      compare(record.otherAttributeValue(index))
+    }
+    if same && at == metadataSource.count { return true }
+    metadataSource.removeAll(keepingCapacity: true)
+    @inline(__always) func remember(_ bytes: UnsafeBufferPointer<UInt8>) {
+      withUnsafeBytes(of: bytes.count) { metadataSource.append(contentsOf: $0) }
+      metadataSource.append(contentsOf: bytes)
+    }
+    for index in 0..<entries {
+      remember(record.metadataKey(index))
+      remember(record.metadataValue(index))
+    }
+    for index in 0..<others {
+      remember(record.otherAttributeName(index))
+      remember(record.otherAttributeValue(index))
+    }
+    metadataEntries = entries
+    metadataOthers = others
+    metadataSourceIsSet = true
+    return false
   }
 
   /// The record's metadata as one JSON object (`nil` when it has none), how

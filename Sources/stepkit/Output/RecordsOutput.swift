@@ -22,6 +22,12 @@ struct RecordsOutput: ~Copyable {
   private let to: LocalDate?
   private let emit: (UnsafeBufferPointer<UInt8>) throws -> Void
   private var out = RecordText(capacity: pieceBytes + (1 << 12))
+  /// The CSV text of the last row's type and unit, and of its source and version.
+  private var typeAndUnit = RepeatedCSVFields()
+  private var sourceAndVersion = RepeatedCSVFields()
+  /// The last metadata object written to a CSV row, quoted, while rows repeat it.
+  private var quotedMetadata: [UInt8] = []
+  private var quotedMetadataIsSet = false
   /// The device columns of a record without a device: empty, or `null`.
   private let noDevice = RecordFields.DeviceFields(nil)
   private var started = false
@@ -146,8 +152,7 @@ struct RecordsOutput: ~Copyable {
 
   /// Writes `row` as a CSV line; returns how many bytes were replaced by U+FFFD.
   private mutating func csvRow(_ row: RecordFields.Row) -> Int {
-    var replaced = csvField(row.type)
-    replaced += csvField(row.unit)
+    var replaced = typeAndUnit.write(row.type, row.unit, to: &out)
     if let value = row.number { number(value, written: row.valueBytes) }
     out.ascii(44)
     replaced += csvField(row.valueText)
@@ -157,13 +162,23 @@ struct RecordsOutput: ~Copyable {
     out.integer(row.utcOffsetSeconds)
     out.ascii(44)
     plainField(row.localDate)
-    replaced += csvField(row.source)
-    replaced += csvField(row.sourceVersion)
+    replaced += sourceAndVersion.write(row.source, row.sourceVersion, to: &out)
     (row.device ?? noDevice).csv.withUnsafeBufferPointer { out.append($0) }
     if let creation = row.creation { out.append(creation) }
     out.ascii(44)
-    // Made UTF-8 already, and never without a `"`.
-    if let metadata = row.metadata { out.quotedCSVField(utf8: metadata) }
+    // Made UTF-8 already, and never without a `"`; quoted once while it stays the same.
+    if let metadata = row.metadata {
+      if row.metadataIsUnchanged && quotedMetadataIsSet {
+        quotedMetadata.withUnsafeBufferPointer { out.append($0) }
+      } else {
+        let start = out.count
+        out.quotedCSVField(utf8: metadata)
+        quotedMetadata.removeAll(keepingCapacity: true)
+        quotedMetadata.append(
+          contentsOf: UnsafeBufferPointer(start: out.bytes + start, count: out.count - start))
+        quotedMetadataIsSet = true
+      }
+    }
     out.ascii(10)
     return replaced
   }
