@@ -208,6 +208,32 @@ struct TypedRecordTests {
     }
   }
 
+  @Test("A record of another type that cannot be passed over on its bytes is still not handed out")
+  func unwantedRecordReadCarefully() throws {
+    // A `>` in the type ends the tag too early for passing over on bytes, a `'` makes the lexer read it.
+    let records = [
+      "HKQuantityTypeIdentifierBody>MassIndex", "HKQuantityTypeIdentifierBody'MassIndex",
+      "HKQuantityTypeIdentifierHeartRate",
+    ]
+    .map {
+      #" <Record type="\#($0)" sourceName="Scale" unit="count" "#
+        + #"startDate="2026-04-04 10:00:00 +0200" endDate="2026-04-04 10:00:00 +0200" value="22"/>"#
+    }
+    let text =
+      #"<?xml version="1.0" encoding="UTF-8"?>\#n<HealthData locale="en_US">\#n"#
+      + records.joined(separator: "\n")
+      + "\n" + String(repeating: " <!-- the tail -->\n", count: 400) + "</HealthData>"
+    for fast in [true, false] {
+      var types: [String?] = []
+      _ = try ExportReader.forEachRecord(
+        source: Self.source(Data(text.utf8)),
+        ofTypes: RecordTypeFilter(["HKQuantityTypeIdentifierHeartRate"]),
+        fastRecords: fast
+      ) { types.append($0.string(.type)) }
+      #expect(types == ["HKQuantityTypeIdentifierHeartRate"], "fastRecords: \(fast)")
+    }
+  }
+
   private struct Enough: Error {}
 
   @Test("An error thrown by the body stops the reading thread and is rethrown")

@@ -728,8 +728,9 @@ struct ExportDecoder: ~Copyable {
     return try elementStartTag(filtered: true)
   }
 
-  /// Reads the deferred `<Record>` into the arena straight from its bytes,
-  /// as ``wholeRecord()`` would read it, when Apple wrote it so: its
+  /// Reads the deferred `<Record>`, of a type ``typeFilter`` wants, into the
+  /// arena straight from its bytes, as ``wholeRecord()`` would read it, when
+  /// Apple wrote it so: its
   /// attributes some of ``RecordAttribute``'s in their order, each written
   /// ` name="value"`, the tag ending right after the last value, every value
   /// but the device's holding no `&`, `"`, `<`, line feed or control
@@ -743,8 +744,10 @@ struct ExportDecoder: ~Copyable {
   /// each end was found right (see ``ExpectedAttributes/Name/closingQuote(in:from:before:)``).
   @inline(__always)
   private mutating func fastWholeRecord() -> Bool? {
-    guard let arena, let (typeStart, limit) = deferredTypeStart() else { return nil }
     let base = scanner.buffer
+    // `fastTypedRecord()` leaves unwanted records it cannot pass over here too.
+    guard let arena, let (typeStart, limit) = deferredTypeStart(), typeFilter.matchesQuoted(base + typeStart)
+    else { return nil }
     let bounds = valueBounds
     for k in 2..<(2 * RecordAttribute.allCases.count) { bounds[k] = 0 }
     guard let typeEnd = ByteScanning.findShort(ASCII.quote, in: base, from: typeStart, to: limit) else {
