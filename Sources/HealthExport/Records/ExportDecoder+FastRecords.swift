@@ -124,40 +124,10 @@ extension ExportDecoder {
     -> Bool
   {
     let base = scanner.buffer
-    var i = start
-    // Where each attribute's value starts and ends, stored by slot without a branch on it (a jump on
-    // the slot was mispredicted record after record).
     let bounds = valueBounds
     // The optional attributes (`sourceVersion`, `device`, `unit`, `creationDate`) are empty until found.
     for k in RecordAttribute.optionalBounds { bounds[k] = 0 }
-    // `type` was read; the others follow it.
-    var present = RecordAttribute.type.bit
-    var slot = RecordAttribute.sourceName.rawValue
-    var close = 0
-    var selfClosing = false
-    while true {
-      let c = base[i]
-      if c == ASCII.space {
-        guard
-          let (valueStart, valueEnd) = recordAttributes.attribute(at: i, in: base, slot: &slot, before: limit)
-        else { return false }
-        // `RecordAttribute(rawValue: slot).boundsIndex`, without the optional.
-        bounds[2 &* slot] = valueStart
-        bounds[2 &* slot &+ 1] = valueEnd
-        present |= 1 &<< UInt32(truncatingIfNeeded: slot)
-        slot &+= 1
-        i = valueEnd &+ 1
-      } else if c == ASCII.greaterThan {
-        close = i
-        break
-      } else if c == ASCII.slash, base[i &+ 1] == ASCII.greaterThan {
-        close = i &+ 1
-        selfClosing = true
-        break
-      } else {
-        return false
-      }
-    }
+    guard let (present, close, selfClosing) = fastAttributes(from: start, limit: limit) else { return false }
     /// The value of `attribute` (empty for an optional one the record has none of).
     @inline(__always) func bytes(_ attribute: RecordAttribute) -> UnsafeBufferPointer<UInt8> {
       let k = attribute.boundsIndex
@@ -214,6 +184,47 @@ extension ExportDecoder {
       pendingLocation = nil
     }
     return true
+  }
+
+  /// Reads the attributes of the deferred `<Record>` that follow its `type`,
+  /// from `start` (the byte after the type's closing quote) to the tag's
+  /// end, when they are some of ``RecordAttribute``'s in their order, each
+  /// written ` name="value"`, and the tag ends right after the last: each
+  /// value's start and end go to ``valueBounds`` by slot (an attribute left
+  /// out keeps what was there). Returns the mask of the slots found, `type`'s
+  /// included, the index of the tag's `>` and whether it ends with `/>`; `nil`
+  /// for any other tag.
+  @inline(__always)
+  mutating func fastAttributes(from start: Int, limit: Int) -> (
+    present: UInt32, close: Int, selfClosing: Bool
+  )? {
+    let base = scanner.buffer
+    // Where each attribute's value starts and ends, stored by slot without a branch on it (a jump on
+    // the slot was mispredicted record after record).
+    let bounds = valueBounds
+    var i = start
+    var present = RecordAttribute.type.bit
+    var slot = RecordAttribute.sourceName.rawValue
+    while true {
+      let c = base[i]
+      if c == ASCII.space {
+        guard
+          let (valueStart, valueEnd) = recordAttributes.attribute(at: i, in: base, slot: &slot, before: limit)
+        else { return nil }
+        // `RecordAttribute(rawValue: slot).boundsIndex`, without the optional.
+        bounds[2 &* slot] = valueStart
+        bounds[2 &* slot &+ 1] = valueEnd
+        present |= 1 &<< UInt32(truncatingIfNeeded: slot)
+        slot &+= 1
+        i = valueEnd &+ 1
+      } else if c == ASCII.greaterThan {
+        return (present, i, false)
+      } else if c == ASCII.slash, base[i &+ 1] == ASCII.greaterThan {
+        return (present, i &+ 1, true)
+      } else {
+        return nil
+      }
+    }
   }
 
   /// Passes over the deferred `<Record>` whose `type` value starts at

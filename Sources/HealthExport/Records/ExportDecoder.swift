@@ -755,32 +755,8 @@ struct ExportDecoder: ~Copyable {
     }
     bounds[0] = typeStart
     bounds[1] = typeEnd
-    var present = RecordAttribute.type.bit
-    var slot = RecordAttribute.sourceName.rawValue
-    var i = typeEnd &+ 1
-    var close = 0
-    var selfClosing = false
-    while true {
-      let c = base[i]
-      if c == ASCII.space {
-        guard
-          let (valueStart, valueEnd) = recordAttributes.attribute(at: i, in: base, slot: &slot, before: limit)
-        else { return nil }
-        bounds[2 &* slot] = valueStart
-        bounds[2 &* slot &+ 1] = valueEnd
-        present |= 1 &<< UInt32(truncatingIfNeeded: slot)
-        slot &+= 1
-        i = valueEnd &+ 1
-      } else if c == ASCII.greaterThan {
-        close = i
-        break
-      } else if c == ASCII.slash, base[i &+ 1] == ASCII.greaterThan {
-        close = i &+ 1
-        selfClosing = true
-        break
-      } else {
-        return nil
-      }
+    guard let (present, close, selfClosing) = fastAttributes(from: typeEnd &+ 1, limit: limit) else {
+      return nil
     }
     let required =
       RecordAttribute.type.bit | RecordAttribute.sourceName.bit | RecordAttribute.startDate.bit
