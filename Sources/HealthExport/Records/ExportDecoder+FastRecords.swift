@@ -257,6 +257,26 @@ extension ExportDecoder {
     return true
   }
 
+  /// Where the first byte from `start` on that is neither a space nor a line
+  /// feed lies (`limit` at most), the line feeds passed counted into `lines`
+  /// and the start of the line after the last into `lastLineStart`.
+  @inline(__always)
+  func passSpaces(from start: Int, limit: Int, lines: inout Int, lastLineStart: inout Int) -> Int {
+    let base = scanner.buffer
+    var i = start
+    while i < limit {
+      let b = base[i]
+      if b == ASCII.lineFeed {
+        lines &+= 1
+        lastLineStart = i &+ 1
+      } else if b != ASCII.space {
+        break
+      }
+      i &+= 1
+    }
+    return i
+  }
+
   /// The start of the end tag that closes a passed-over record.
   static let recordEndTag: StaticString = "</Record>"
   /// The start of a child that a passed-over record's children may be.
@@ -275,16 +295,7 @@ extension ExportDecoder {
     var lines = 0
     var lastLineStart = 0
     while true {
-      while i < limit {
-        let b = base[i]
-        if b == ASCII.lineFeed {
-          lines &+= 1
-          lastLineStart = i &+ 1
-        } else if b != ASCII.space {
-          break
-        }
-        i &+= 1
-      }
+      i = passSpaces(from: i, limit: limit, lines: &lines, lastLineStart: &lastLineStart)
       guard i < limit, base[i] == ASCII.lessThan else { return false }
       if ByteScanning.equal(base + i, Self.recordEndTag) {
         scanner.commitDeferredElement(

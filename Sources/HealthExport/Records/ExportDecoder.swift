@@ -848,16 +848,7 @@ struct ExportDecoder: ~Copyable {
     var lines = 0
     var lastLineStart = 0
     while true {
-      while i < limit {
-        let b = base[i]
-        if b == ASCII.lineFeed {
-          lines &+= 1
-          lastLineStart = i &+ 1
-        } else if b != ASCII.space {
-          break
-        }
-        i &+= 1
-      }
+      i = passSpaces(from: i, limit: limit, lines: &lines, lastLineStart: &lastLineStart)
       guard i < limit, base[i] == ASCII.lessThan else { return nil }
       if ByteScanning.equal(base + i, Self.recordEndTag) {
         return (i &+ Self.recordEndTag.utf8CodeUnitCount &- 1, lines, lastLineStart)
