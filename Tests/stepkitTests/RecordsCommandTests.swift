@@ -301,6 +301,33 @@ struct RecordsCommandTests {
     }
   }
 
+  @Test("A row left out by --from that changes the metadata does not leave the next row the old metadata")
+  func metadataAcrossRowsLeftOut() throws {
+    func record(day: Int, context: Int) -> String {
+      let date = "2024-03-0\(day) 06:00:00 +0100"
+      return #" <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count/min" "#
+        + #"startDate="\#(date)" endDate="\#(date)" value="60">\#n"#
+        + #"  <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="\#(context)"/>\#n </Record>"#
+    }
+    let text =
+      #"<?xml version="1.0" encoding="UTF-8"?>\#n<HealthData locale="en_US">\#n"#
+      + [record(day: 2, context: 0), record(day: 1, context: 1), record(day: 2, context: 1)]
+      .joined(separator: "\n")
+      + "\n" + String(repeating: " <!-- the tail -->\n", count: 300) + "</HealthData>\n"
+    try withScratchDirectory { directory in
+      let export = directory.appendingPathComponent("export.xml")
+      try text.write(to: export, atomically: true, encoding: .utf8)
+      let result = try StepkitRunner.run(
+        ["records", "export.xml", "--type", "heartRate", "--from", "2024-03-02"], in: directory)
+      #expect(result.exitCode == 0, "\(result.standardError)")
+      let expected = try Self.reference(export, type: "HKQuantityTypeIdentifierHeartRate").filter {
+        $0.attributes["startDate"]!.hasPrefix("2024-03-02")
+      }
+      #expect(expected.count == 2)
+      try Self.expectRows(result.standardOutput, expected)
+    }
+  }
+
   @Test("A category's value as text; a source with a line feed quoted; JSON the same rows")
   func sleep() throws {
     try withScratchDirectory { directory in

@@ -53,8 +53,6 @@ struct RecordFields: ~Copyable {
     var metadataReplacedBytes: Int
     /// Whether a metadata key was named twice (``metadata`` holds its first value).
     var repeatedKey: Bool
-    /// Whether ``metadata`` is the previous row's, made from the same bytes.
-    var metadataIsUnchanged: Bool
 
     /// The value's text when it is not a number (a category's name).
     var valueText: UnsafeBufferPointer<UInt8>? { number == nil ? valueBytes : nil }
@@ -138,8 +136,7 @@ struct RecordFields: ~Copyable {
     func span(_ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
       UnsafeBufferPointer(start: base + from, count: to - from)
     }
-    let unchanged = metadataIsUnchanged(record)
-    if !unchanged { metadata = metadataObject(record) }
+    if !metadataIsUnchanged(record) { metadata = metadataObject(record) }
     let (metadata, replaced, repeated) = self.metadata
     var device: DeviceFields?
     if let description = record.bytes(.device) { device = fields(of: description) }
@@ -150,8 +147,7 @@ struct RecordFields: ~Copyable {
       localDay: day,
       source: record.bytes(.sourceName), sourceVersion: record.bytes(.sourceVersion),
       device: device, creation: creation.map { span($0, textEnd) },
-      metadata: metadata, metadataReplacedBytes: replaced, repeatedKey: repeated,
-      metadataIsUnchanged: unchanged)
+      metadata: metadata, metadataReplacedBytes: replaced, repeatedKey: repeated)
   }
 
   /// Whether `record` has the metadata entries and other attributes of the

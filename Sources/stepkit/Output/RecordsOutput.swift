@@ -25,9 +25,9 @@ struct RecordsOutput: ~Copyable {
   /// The CSV text of the last row's type and unit, and of its source and version.
   private var typeAndUnit = RepeatedCSVFields()
   private var sourceAndVersion = RepeatedCSVFields()
-  /// The last metadata object written to a CSV row, quoted, while rows repeat it.
+  /// The last metadata object written to a CSV row (never empty: at least `{}`), and its quoted text.
+  private var quotedMetadataSource: [UInt8] = []
   private var quotedMetadata: [UInt8] = []
-  private var quotedMetadataIsSet = false
   /// The device columns of a record without a device: empty, or `null`.
   private let noDevice = RecordFields.DeviceFields(nil)
   private var started = false
@@ -166,17 +166,19 @@ struct RecordsOutput: ~Copyable {
     (row.device ?? noDevice).csv.withUnsafeBufferPointer { out.append($0) }
     if let creation = row.creation { out.append(creation) }
     out.ascii(44)
-    // Made UTF-8 already, and never without a `"`; quoted once while it stays the same.
+    // Made UTF-8 already, and never without a `"`; quoted once while rows repeat it (compared
+    // here, as rows outside --from/--to are made but not written).
     if let metadata = row.metadata {
-      if row.metadataIsUnchanged && quotedMetadataIsSet {
+      if metadata.elementsEqual(quotedMetadataSource) {
         quotedMetadata.withUnsafeBufferPointer { out.append($0) }
       } else {
         let start = out.count
         out.quotedCSVField(utf8: metadata)
+        quotedMetadataSource.removeAll(keepingCapacity: true)
+        quotedMetadataSource.append(contentsOf: metadata)
         quotedMetadata.removeAll(keepingCapacity: true)
         quotedMetadata.append(
           contentsOf: UnsafeBufferPointer(start: out.bytes + start, count: out.count - start))
-        quotedMetadataIsSet = true
       }
     }
     out.ascii(10)
