@@ -77,7 +77,7 @@ extension ExportDecoder {
       ByteScanning.holdsNone(
         base, from: typeStart, to: typeEnd, { ByteScanning.lanes($0 .== Self.ampersands) })
     else { return false }
-    return passOverRecord(typeStart: typeStart, limit: limit)
+    return passOverRecord(typeEnd: typeEnd, limit: limit)
   }
 
   private static let ampersands = SIMD16<UInt8>(repeating: ASCII.ampersand)
@@ -238,10 +238,17 @@ extension ExportDecoder {
   /// `false` for any other, having changed nothing.
   @inline(__always)
   mutating func passOverRecord(typeStart: Int, limit: Int) -> Bool {
+    guard let typeEnd = ByteScanning.findShort(ASCII.quote, in: scanner.buffer, from: typeStart, to: limit)
+    else { return false }
+    return passOverRecord(typeEnd: typeEnd, limit: limit)
+  }
+
+  /// ``passOverRecord(typeStart:limit:)`` once the type's closing quote, at `typeEnd`, is found.
+  @inline(__always)
+  mutating func passOverRecord(typeEnd: Int, limit: Int) -> Bool {
     let base = scanner.buffer
     let from = scanner.nameEnd
-    guard let typeEnd = ByteScanning.findShort(ASCII.quote, in: base, from: typeStart, to: limit),
-      let (close, quotes) = ByteScanning.plainTagEnd(base, from: from, to: limit), typeEnd < close,
+    guard let (close, quotes) = ByteScanning.plainTagEnd(base, from: from, to: limit), typeEnd < close,
       quotes & 1 == 0
     else { return false }
     let selfClosing = base[close &- 1] == ASCII.slash

@@ -749,7 +749,7 @@ struct ExportDecoder: ~Copyable {
     guard let arena, let (typeStart, limit) = deferredTypeStart(), typeFilter.matchesQuoted(base + typeStart)
     else { return nil }
     let bounds = valueBounds
-    for k in 2..<(2 * RecordAttribute.allCases.count) { bounds[k] = 0 }
+    for k in 2..<(2 * Self.recordAttributeCount) { bounds[k] = 0 }
     guard let typeEnd = ByteScanning.findShort(ASCII.quote, in: base, from: typeStart, to: limit) else {
       return nil
     }
