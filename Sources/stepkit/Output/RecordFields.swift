@@ -247,6 +247,14 @@ struct RecordFields: ~Copyable {
     return memcmp(x, y, a.count) == 0
   }
 
+  /// Whether `bytes` are those `known` keeps (both `nil`, or the same bytes):
+  /// a field of this row against the one the row before was written with.
+  @inline(__always)
+  static func same(_ bytes: UnsafeBufferPointer<UInt8>?, _ known: [UInt8]?) -> Bool {
+    guard let bytes, let known else { return bytes == nil && known == nil }
+    return known.withUnsafeBufferPointer { equal($0, bytes) }
+  }
+
   /// The fields of the device `description` describes, parsed once per device.
   private mutating func fields(of description: UnsafeBufferPointer<UInt8>) -> DeviceFields {
     // `<<HKDevice: 0x…>, name:…>`: what follows the first `>` names the device.

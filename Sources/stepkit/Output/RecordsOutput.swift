@@ -169,7 +169,7 @@ struct RecordsOutput: ~Copyable {
     // Made UTF-8 already, and never without a `"`; quoted once while rows repeat it (compared
     // here, as rows outside --from/--to are made but not written).
     if let metadata = row.metadata {
-      if metadata.elementsEqual(quotedMetadataSource) {
+      if RecordFields.same(metadata, quotedMetadataSource) {
         quotedMetadata.withUnsafeBufferPointer { out.append($0) }
       } else {
         let start = out.count

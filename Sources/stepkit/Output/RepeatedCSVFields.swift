@@ -17,7 +17,7 @@ struct RepeatedCSVFields {
   mutating func write(
     _ first: UnsafeBufferPointer<UInt8>?, _ second: UnsafeBufferPointer<UInt8>?, to out: inout RecordText
   ) -> Int {
-    if isSet, Self.same(first, self.first), Self.same(second, self.second) {
+    if isSet, RecordFields.same(first, self.first), RecordFields.same(second, self.second) {
       text.withUnsafeBufferPointer { out.append($0) }
       return replaced
     }
@@ -32,13 +32,5 @@ struct RepeatedCSVFields {
     self.second = second.map { Array($0) }
     isSet = true
     return replaced
-  }
-
-  @inline(__always)
-  private static func same(_ bytes: UnsafeBufferPointer<UInt8>?, _ known: [UInt8]?) -> Bool {
-    guard let bytes, let known else { return bytes == nil && known == nil }
-    guard bytes.count == known.count else { return false }
-    return bytes.isEmpty
-      || known.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
   }
 }

@@ -185,13 +185,7 @@ final class RecordRows {
   @discardableResult
   private func bindRepeated(_ column: Int32, _ bytes: UnsafeBufferPointer<UInt8>?) -> Bool {
     if let last = repeated[Int(column)] {
-      let same: Bool
-      switch (last.bytes, bytes) {
-      case (nil, nil): same = true
-      case (let known?, let new?): same = known.withUnsafeBufferPointer { RecordFields.equal($0, new) }
-      default: same = false
-      }
-      if same {
+      if RecordFields.same(bytes, last.bytes) {
         if last.replaced { replacedUTF8 = true }
         return true
       }
