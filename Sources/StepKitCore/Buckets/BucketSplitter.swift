@@ -72,11 +72,10 @@ struct BucketSplitter {
       segmentHint = segment
       if start == end {
         let offset = zone.offset(ofSegment: segment)
-        let ordinal =
-          geometry.unit == .hour
-          ? hourNamedAtItsStart(
-            geometry.ordinal(ofLocal: start + offset), offset: offset, segment: segment, zone)
-          : zone.ordinal(at: start, segment: segment, geometry)
+        var ordinal = zone.ordinal(at: start, segment: segment, geometry)
+        if geometry.unit == .hour {
+          ordinal = hourNamedAtItsStart(ordinal, offset: offset, segment: segment, zone)
+        }
         body(ordinal, value, offset)
         return
       }
@@ -85,9 +84,7 @@ struct BucketSplitter {
       while t < end {
         segment = zone.segment(at: t, hint: segment)
         let offset = zone.offset(ofSegment: segment)
-        var ordinal =
-          geometry.unit == .hour
-          ? geometry.ordinal(ofLocal: t + offset) : zone.ordinal(at: t, segment: segment, geometry)
+        var ordinal = zone.ordinal(at: t, segment: segment, geometry)
         let boundary = zone.firstInstant(
           from: t, segment: segment, localAtLeast: geometry.localStart(of: ordinal + 1))
         let next = min(boundary, end)

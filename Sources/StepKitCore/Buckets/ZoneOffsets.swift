@@ -71,18 +71,21 @@ struct ZoneOffsets: Sendable {
   @inline(__always)
   func start(ofSegment i: Int) -> Int64 { starts[i] }
 
-  /// The ordinal of the day, week or month (``BucketGeometry/unit`` other
-  /// than hours) holding the instant `t` of segment `segment`.
+  /// The ordinal of the bucket of `geometry` holding the instant `t` of
+  /// segment `segment`: for hours, the clock hour it reads.
   ///
-  /// A day begins the first time the clock reads its day start. When the
-  /// clocks go back over the day start (Pacific/Chatham's from 03:45 to
-  /// 02:45, with days that start at 03:00), the instants after the change
-  /// read times before it a second time but belong to the day that began
-  /// the first time round, not to the day before.
+  /// A day (week, month) begins the first time the clock reads its day
+  /// start. When the clocks go back over the day start (Pacific/Chatham's
+  /// from 03:45 to 02:45, with days that start at 03:00), the instants after
+  /// the change read times before it a second time but belong to the day
+  /// that began the first time round, not to the day before.
   @inline(__always)
   func ordinal(at t: Int64, segment: Int, _ geometry: BucketGeometry) -> Int64 {
     let ordinal = geometry.ordinal(ofLocal: t + offsets[segment])
-    return passedLocals[segment] > geometry.localStart(of: ordinal + 1) ? ordinal + 1 : ordinal
+    guard geometry.unit != .hour, passedLocals[segment] > geometry.localStart(of: ordinal + 1) else {
+      return ordinal
+    }
+    return ordinal + 1
   }
 
   /// The first instant at or after `t` whose local time is at least `local`.
