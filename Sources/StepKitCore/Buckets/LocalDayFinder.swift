@@ -65,19 +65,10 @@ public struct LocalDayFinder: Sendable {
   }
 
   /// The latest local time `zone`'s clock read before the offset it has at `t`
-  /// began, judged over the two days before `t` (no day start lies further
-  /// back than that from a time the clock reads again); `Int64.min` when that
-  /// offset held all along.
+  /// began (``ZoneOffsets/passedLocals``), judged over the days before `t`
+  /// (no day start lies further back than that from a time the clock reads again).
   private static func passedLocal(_ zone: TimeZone, at t: Int64) -> Int64 {
-    var (offset, next) = ZoneOffsets.offset(of: zone, at: t &- 2 * BucketGeometry.dayMs)
-    var passed = Int64.min
-    while next <= t {
-      let change = next
-      let before = offset
-      (offset, next) = ZoneOffsets.offset(of: zone, at: change)
-      if offset != before { passed = max(passed, change &+ before) }
-      guard next > change else { break }
-    }
-    return passed
+    let table = ZoneOffsets(zone: zone, lowerMs: t &- 2 * BucketGeometry.dayMs, upperMs: t)
+    return table.passedLocals[table.segment(at: t, hint: 0)]
   }
 }
