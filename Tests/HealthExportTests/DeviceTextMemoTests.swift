@@ -68,16 +68,18 @@ struct DeviceTextMemoTests {
     #expect(copied("name:Scale &amp; Cp", legacy) == nil)
   }
 
-  @Test("Decoded lengths, hex digits and addresses")
+  @Test("Decoded lengths and hex digits; the address is the one after HKDevice, not a later 0x")
   func pieces() {
     var text = "&lt;a&amp;&quot;&apos;&gt;b"
     #expect(text.withUTF8 { DeviceTextMemo.decodedLength(of: $0) } == 7)
     text = "&#60;"
     #expect(text.withUTF8 { DeviceTextMemo.decodedLength(of: $0) } == nil)
-    #expect((0...255).filter { DeviceTextMemo.isHexDigit(UInt8($0)) }.count == 22)
-    text = "x: 0x0x1f, 0xff"
-    #expect(text.withUTF8 { DeviceTextMemo.address(in: $0) } == 5..<6)
-    text = "no address"
-    #expect(text.withUTF8 { DeviceTextMemo.address(in: $0) } == 0..<0)
+    #expect((0...255).filter { DeviceKey.isHexDigit(UInt8($0)) }.count == 22)
+    let memo = remembering(
+      "&lt;&lt;HKDevice: 0x283f2c8a0&gt;, name:0xff&gt;", "<<HKDevice: 0x283f2c8a0>, name:0xff>")
+    #expect(
+      copied("&lt;&lt;HKDevice: 0x1111aaaa0&gt;, name:0xff&gt;", memo)
+        == "<<HKDevice: 0x1111aaaa0>, name:0xff>")
+    #expect(copied("&lt;&lt;HKDevice: 0x283f2c8a0&gt;, name:0xfe&gt;", memo) == nil)
   }
 }

@@ -22,7 +22,8 @@ struct DeviceTextMemo {
   /// vouches for the same of every device it matches) and both hold their
   /// address at the same length; forgets the last one otherwise.
   mutating func remember(raw: UnsafeBufferPointer<UInt8>, decoded: UnsafeBufferPointer<UInt8>) {
-    let rawAddress = Self.address(in: raw)
+    // The hex digits after `HKDevice: 0x`, as the origin cache finds them.
+    let rawAddress = DeviceKey.address(in: raw).map { ($0.start + 2)..<$0.end } ?? 0..<0
     guard !raw.contains(where: { $0 == ASCII.quote || $0 == ASCII.lessThan || $0 < ASCII.space }),
       let decodedAddress = Self.decodedLength(
         of: UnsafeBufferPointer(rebasing: raw[..<rawAddress.lowerBound])),
@@ -50,7 +51,7 @@ struct DeviceTextMemo {
       guard ByteScanning.equal(new, old, count: rawAddress.lowerBound),
         ByteScanning.equal(new + after, old + after, count: raw.count - after)
       else { return nil }
-      for i in rawAddress where !Self.isHexDigit(new[i]) { return nil }
+      for i in rawAddress where !DeviceKey.isHexDigit(new[i]) { return nil }
       let span = decoded.withUnsafeBufferPointer { arena.append($0) }
       (arena.bytes + span.0 + decodedAddress).update(
         from: new + rawAddress.lowerBound, count: rawAddress.count)
@@ -76,21 +77,4 @@ struct DeviceTextMemo {
   }
 
   private static let entities = ["&lt;", "&gt;", "&amp;", "&quot;", "&apos;"].map { Array($0.utf8) }
-
-  /// Whether `byte` is `0`–`9`, `a`–`f` or `A`–`F`.
-  @inline(__always)
-  static func isHexDigit(_ byte: UInt8) -> Bool {
-    byte &- ASCII.zero < 10 || (byte | ASCII.lowercaseBit) &- ASCII.lowercaseA < 6
-  }
-
-  /// The hex digits after the first `0x` of `text`; empty at 0 when it has none.
-  static func address(in text: UnsafeBufferPointer<UInt8>) -> Range<Int> {
-    guard text.count >= 2 else { return 0..<0 }
-    for i in 0..<(text.count - 1) where text[i] == ASCII.zero && text[i + 1] == ASCII.lowercaseX {
-      var end = i + 2
-      while end < text.count, Self.isHexDigit(text[end]) { end += 1 }
-      return (i + 2)..<end
-    }
-    return 0..<0
-  }
 }

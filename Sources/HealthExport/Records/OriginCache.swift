@@ -508,8 +508,9 @@ struct DeviceKey {
     return digit | letter
   }
 
+  /// Whether `byte` is `0`–`9`, `a`–`f` or `A`–`F`.
   @inline(__always)
-  private static func isHexDigit(_ byte: UInt8) -> Bool {
+  static func isHexDigit(_ byte: UInt8) -> Bool {
     (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
       || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
   }
