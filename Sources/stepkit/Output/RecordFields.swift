@@ -113,7 +113,6 @@ struct RecordFields: ~Copyable {
   private var metadataSource: [UInt8] = []
   private var metadataEntries = 0
   private var metadataOthers = 0
-  private var metadataSourceIsSet = false
   private var recentDevices: [(key: [UInt8], fields: DeviceFields)] = []
   private var devices: [[UInt8]: DeviceFields] = [:]
 
@@ -158,43 +157,45 @@ struct RecordFields: ~Copyable {
   private mutating func metadataIsUnchanged(_ record: RawRecord) -> Bool {
     let entries = record.metadataCount
     let others = record.otherAttributeCount
-    var at = 0
-    var same = metadataSourceIsSet && entries == metadataEntries && others == metadataOthers
-    @inline(__always) func compare(_ bytes: UnsafeBufferPointer<UInt8>) {
-      guard same else { return }
-      same = metadataSource.withUnsafeBytes { known in
-        guard at + 8 + bytes.count <= known.count else { return false }
-        return known.loadUnaligned(fromByteOffset: at, as: Int.self) == bytes.count
-          && (bytes.isEmpty || memcmp(known.baseAddress! + at + 8, bytes.baseAddress!, bytes.count) == 0)
+    // Before the first record, the source is that of a record with no metadata (whose object `nil`
+    // is ``metadata``'s first value).
+    if entries == metadataEntries && others == metadataOthers {
+      var at = 0
+      var same = true
+      Self.forEachMetadataPiece(of: record) { bytes in
+        guard same else { return }
+        same = metadataSource.withUnsafeBytes { known in
+          guard at + 8 + bytes.count <= known.count else { return false }
+          return known.loadUnaligned(fromByteOffset: at, as: Int.self) == bytes.count
+            && (bytes.isEmpty || memcmp(known.baseAddress! + at + 8, bytes.baseAddress!, bytes.count) == 0)
+        }
+        at += 8 + bytes.count
       }
-      at += 8 + bytes.count
+      if same && at == metadataSource.count { return true }
     }
-    for index in 0..<entries {
-      compare(record.metadataKey(index))
-      compare(record.metadataValue(index))
-    }
-    for index in 0..<others {
-      compare(record.otherAttributeName(index))
-      compare(record.otherAttributeValue(index))
-    }
-    if same && at == metadataSource.count { return true }
     metadataSource.removeAll(keepingCapacity: true)
-    @inline(__always) func remember(_ bytes: UnsafeBufferPointer<UInt8>) {
+    Self.forEachMetadataPiece(of: record) { bytes in
       withUnsafeBytes(of: bytes.count) { metadataSource.append(contentsOf: $0) }
       metadataSource.append(contentsOf: bytes)
     }
-    for index in 0..<entries {
-      remember(record.metadataKey(index))
-      remember(record.metadataValue(index))
-    }
-    for index in 0..<others {
-      remember(record.otherAttributeName(index))
-      remember(record.otherAttributeValue(index))
-    }
     metadataEntries = entries
     metadataOthers = others
-    metadataSourceIsSet = true
     return false
+  }
+
+  /// Calls `body` with each metadata entry's key and value, then each other
+  /// attribute's name and value, in order.
+  @inline(__always)
+  private static func forEachMetadataPiece(of record: RawRecord, _ body: (UnsafeBufferPointer<UInt8>) -> Void)
+  {
+    for index in 0..<record.metadataCount {
+      body(record.metadataKey(index))
+      body(record.metadataValue(index))
+    }
+    for index in 0..<record.otherAttributeCount {
+      body(record.otherAttributeName(index))
+      body(record.otherAttributeValue(index))
+    }
   }
 
   /// The record's metadata as one JSON object (`nil` when it has none), how
