@@ -101,6 +101,27 @@ enum Platform {
     return nil
   }
 
+  /// Writes every byte of `bytes` to `descriptor` at file offset `offset`
+  /// (`pwrite`), retrying after signals and short writes.
+  ///
+  /// - Returns: `nil` when everything was written, otherwise the `errno` of the failed write.
+  static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int32? {
+    guard var base = bytes.baseAddress else { return nil }
+    var remaining = bytes.count
+    var position = offset
+    while remaining > 0 {
+      let written = pwrite(descriptor, base, remaining, off_t(position))
+      if written < 0 {
+        if errno == EINTR { continue }
+        return errno
+      }
+      remaining -= written
+      base += written
+      position += written
+    }
+    return nil
+  }
+
   /// The locale messages should use: the first of `LC_ALL`, `LC_MESSAGES` and
   /// `LANG` that is set and not empty (`zh_CN.UTF-8`), or `C`.
   static var messagesLocale: String {
