@@ -5,7 +5,9 @@
 /// array. When the entries held reach the memory budget, the offsets are sorted (`memcmp` on the
 /// keys, the offset breaking ties, so that equal keys keep the order they came in) and the entries
 /// are written in that order to a temporary file as one sorted run. Entries that arrive in key
-/// order (each append is compared with the one before) are not sorted at all.
+/// order (each append is compared with the one before) are not sorted at all, and a run whose
+/// first key is not below the last key of the run before it extends that run: input in key order
+/// stays one run however long it is.
 ///
 /// ``finish(_:)`` hands out the payloads straight from memory when nothing was spilled. Otherwise
 /// it merges the runs with a binary heap of cursors, each reading its run through a buffer of its
@@ -85,6 +87,16 @@ final class ExternalSorter {
       let order = Platform.compareBytes(first + headerSize, second + headerSize, min(firstCount, secondCount))
       return order != 0 ? Int(order) : firstCount - secondCount
     }
+
+    /// How two keys compare, as ``compareKeys(_:_:)`` does; for keys not inside entries.
+    static func compare(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Int {
+      let common = min(first.count, second.count)
+      if common > 0, let a = first.baseAddress, let b = second.baseAddress {
+        let order = Platform.compareBytes(a, b, common)
+        if order != 0 { return Int(order) }
+      }
+      return first.count - second.count
+    }
   }
 
   /// The smallest buffer a run is read through in a merge.
@@ -123,6 +135,8 @@ final class ExternalSorter {
   private var fileEnd: Int64 = 0
   /// The sorted runs in the file, in the order their entries were appended.
   private var runs: [Range<Int64>] = []
+  /// The last key of the last run spilled, to tell whether the next run extends it.
+  private var lastSpilledKey: [UInt8] = []
   private var isFinished = false
 
   /// An empty sorter.
@@ -258,7 +272,8 @@ final class ExternalSorter {
 
   // MARK: Runs
 
-  /// Writes the entries held, sorted, to the temporary file as a run and empties the buffer.
+  /// Writes the entries held, sorted, to the temporary file as a run (or as the end of the run
+  /// before, when they continue it) and empties the buffer.
   @inline(never)
   private func spill() throws(OutputFileError) {
     guard heldCount > 0, let bytes, let offsets else { return }
@@ -289,7 +304,16 @@ final class ExternalSorter {
       }
       try write(UnsafeRawBufferPointer(start: gathered, count: used))
     }
-    runs.append(start..<fileEnd)
+    let first = EntryLayout.key(bytes + Int(offsets[0]))
+    let continues =
+      runs.last?.upperBound == start
+      && lastSpilledKey.withUnsafeBytes { EntryLayout.compare($0, first) <= 0 }
+    if continues {
+      runs[runs.count - 1] = runs[runs.count - 1].lowerBound..<fileEnd
+    } else {
+      runs.append(start..<fileEnd)
+    }
+    lastSpilledKey = Array(EntryLayout.key(bytes + Int(offsets[heldCount - 1])))
     byteCount = 0
     heldCount = 0
     heldInOrder = true
