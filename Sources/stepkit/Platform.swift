@@ -101,23 +101,30 @@ enum Platform {
     return nil
   }
 
-  /// Writes every byte of `bytes` to `descriptor` at file offset `offset`
-  /// (`pwrite`), retrying after signals and short writes.
+  /// Compares the first `count` bytes at `first` and `second` as unsigned bytes (`memcmp`).
   ///
-  /// - Returns: `nil` when everything was written, otherwise the `errno` of the failed write.
-  static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int32? {
-    guard var base = bytes.baseAddress else { return nil }
-    var remaining = bytes.count
-    var position = offset
-    while remaining > 0 {
-      let written = pwrite(descriptor, base, remaining, off_t(position))
+  /// - Returns: Less than zero, zero or more than zero as `first` orders before, with or after `second`.
+  @inline(__always)
+  static func compareBytes(_ first: UnsafeRawPointer, _ second: UnsafeRawPointer, _ count: Int) -> Int32 {
+    memcmp(first, second, count)
+  }
+
+  /// Writes every byte of `bytes` to `descriptor` at `offset` (`pwrite`, which keeps the file
+  /// position), retrying after signals and short writes.
+  ///
+  /// - Returns: `nil` when everything was written, otherwise the `errno` of the failed write
+  ///   (`ENOSPC` when the system wrote nothing and gave no reason).
+  static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Int32? {
+    guard let base = bytes.baseAddress else { return nil }
+    var done = 0
+    while done < bytes.count {
+      let written = pwrite(descriptor, base + done, bytes.count - done, off_t(offset + Int64(done)))
       if written < 0 {
         if errno == EINTR { continue }
         return errno
       }
-      remaining -= written
-      base += written
-      position += written
+      if written == 0 { return ENOSPC }
+      done += written
     }
     return nil
   }
@@ -218,6 +225,44 @@ extension Platform {
   static func createNewFile(_ path: String) -> Result<Int32, FileError> {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
     return descriptor >= 0 ? .success(descriptor) : .failure(FileError(errno))
+  }
+
+  /// Creates `path` for reading and writing, failing if anything exists there (`O_EXCL`), readable
+  /// by the owner only (`0600`): a temporary file that is unlinked as soon as it is open.
+  ///
+  /// - Returns: The open descriptor, or the `errno`.
+  static func createPrivateFile(_ path: String) -> Result<Int32, FileError> {
+    let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    return descriptor >= 0 ? .success(descriptor) : .failure(FileError(errno))
+  }
+
+  /// Removes the name `path` (`unlink(2)`); a file still open stays readable through its descriptor.
+  ///
+  /// - Returns: `nil`, or the `errno` when the name could not be removed.
+  static func unlinkFile(_ path: String) -> FileError? {
+    unlink(path) == 0 ? nil : FileError(errno)
+  }
+
+  /// Reads into `buffer` from `offset` of `descriptor` (`pread`, which keeps the file position),
+  /// retrying after signals and short reads, until the buffer is full or the file ends.
+  ///
+  /// - Returns: The number of bytes read (fewer than `buffer.count` only at the end of the
+  ///   file), or the `errno` of the failed read.
+  static func readAll(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
+    -> Result<Int, FileError>
+  {
+    guard let base = buffer.baseAddress else { return .success(0) }
+    var done = 0
+    while done < buffer.count {
+      let got = pread(descriptor, base + done, buffer.count - done, off_t(offset + Int64(done)))
+      if got < 0 {
+        if errno == EINTR { continue }
+        return .failure(FileError(errno))
+      }
+      if got == 0 { break }
+      done += got
+    }
+    return .success(done)
   }
 
   /// Opens an existing file for writing (to flush it to disk).
