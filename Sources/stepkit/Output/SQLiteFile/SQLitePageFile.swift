@@ -8,24 +8,26 @@
 final class SQLitePageFile {
   /// Bytes a page: 16 KiB, as the rest of the database is written.
   let pageSize: Int
-  /// The file, as named in errors.
+  /// The database as errors name it (the command line's name, not the temporary file's).
   let path: String
   private let descriptor: Int32
   /// Pages waiting to be written, in order, after the last written.
   private let buffer: UnsafeMutableRawPointer
   private let bufferPages = 64
-  private var buffered = 0
+  @exclusivity(unchecked) private var buffered = 0
   /// The pages in the file, page 1 counted.
-  private(set) var pageCount: UInt32 = 1
+  @exclusivity(unchecked) private(set) var pageCount: UInt32 = 1
 
-  /// Opens `path`, an empty file, for writing.
+  /// Opens `file`, an empty file, for writing.
   ///
+  /// - Parameters:
+  ///   - name: The database as errors name it; `file` by default.
   /// - Throws: ``OutputFileError`` when it cannot be opened.
-  init(path: String, pageSize: Int = 16384) throws(OutputFileError) {
+  init(path file: String, name: String? = nil, pageSize: Int = 16384) throws(OutputFileError) {
     precondition(pageSize >= 512 && pageSize <= 32768 && pageSize & (pageSize - 1) == 0)
-    self.path = path
+    path = name ?? file
     self.pageSize = pageSize
-    switch Platform.openForWriting(path) {
+    switch Platform.openForWriting(file) {
     case .success(let descriptor): self.descriptor = descriptor
     case .failure(let error): throw OutputFileError(path: path, message: error.description)
     }
@@ -56,7 +58,7 @@ final class SQLitePageFile {
     let first = Int(pageCount) - buffered + 1
     if let error = Platform.writeAll(
       descriptor, UnsafeRawBufferPointer(start: buffer, count: buffered * pageSize),
-      at: (first - 1) * pageSize)
+      at: Int64((first - 1) * pageSize))
     {
       throw OutputFileError(path: path, message: Platform.FileError(error).description)
     }
@@ -109,6 +111,7 @@ final class SQLitePageFile {
     SQLitePage.put32(3_040_001, at: 96, in: page)
     var leaf = SQLitePage.Builder(page: page, size: pageSize, headerOffset: 100, kind: .tableLeaf)
     var encoder = SQLiteRecordEncoder()
+    var cell = ByteBuffer()
     for (index, row) in schema.enumerated() {
       encoder.reset()
       for text in [row.type, row.name, row.table] {
@@ -119,11 +122,11 @@ final class SQLitePageFile {
       var sql = row.sql
       sql.withUTF8 { encoder.text($0) }
       encoder.finish()
-      var cell: [UInt8] = []
-      SQLiteRecordEncoder.appendVarint(UInt64(encoder.record.count), to: &cell)
-      SQLiteRecordEncoder.appendVarint(UInt64(index + 1), to: &cell)
-      cell += encoder.record
-      guard encoder.record.count <= pageSize - 35, leaf.add(cell) else {
+      cell.removeAll()
+      cell.appendVarint(UInt64(encoder.bytes.count))
+      cell.appendVarint(UInt64(index + 1))
+      cell.append(encoder.bytes)
+      guard encoder.bytes.count <= pageSize - 35, leaf.add(cell.bytes) else {
         throw OutputFileError(path: path, message: "the schema does not fit on the first page")
       }
     }
@@ -174,11 +177,6 @@ enum SQLitePage {
     }
 
     /// Adds a cell after the others in key order, if it fits.
-    mutating func add(_ cell: [UInt8]) -> Bool {
-      cell.withUnsafeBytes { add($0) }
-    }
-
-    /// Adds a cell after the others in key order, if it fits.
     mutating func add(_ cell: UnsafeRawBufferPointer) -> Bool {
       guard fits(cell.count) else { return false }
       contentStart -= cell.count
@@ -188,8 +186,28 @@ enum SQLitePage {
       return true
     }
 
-    /// Writes the header: kind, no free blocks, the cell count, the content start, and for an interior page `right`.
+    /// Takes the last cell added off the page; returns its bytes.
+    mutating func removeLast() -> [UInt8] {
+      precondition(cellCount > 0)
+      let pointers = headerOffset + kind.headerSize
+      let end =
+        cellCount > 1
+        ? Int(
+          UInt16(
+            bigEndian: page.loadUnaligned(fromByteOffset: pointers + 2 * (cellCount - 2), as: UInt16.self)))
+        : size
+      let cell = Array(UnsafeRawBufferPointer(start: page + contentStart, count: end - contentStart))
+      contentStart = end
+      cellCount -= 1
+      return cell
+    }
+
+    /// Writes the header: kind, no free blocks, the cell count, the content
+    /// start, and for an interior page `right`; zeroes the free space
+    /// between the cell pointers and the cells, which may hold an earlier page's bytes.
     func close(right: UInt32 = 0) {
+      let gapStart = headerOffset + kind.headerSize + 2 * cellCount
+      (page + gapStart).initializeMemory(as: UInt8.self, repeating: 0, count: contentStart - gapStart)
       let h = headerOffset
       page.storeBytes(of: kind.rawValue, toByteOffset: h, as: UInt8.self)
       put16(0, at: h + 1, in: page)

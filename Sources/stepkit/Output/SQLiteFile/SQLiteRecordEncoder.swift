@@ -2,26 +2,25 @@
 /// section 2.1): a header of serial types, each a varint, led by the
 /// header's own length, then the values' bytes in the same order.
 ///
-/// Values go in column by column; ``finish()`` joins the two parts. The
-/// buffers are kept from row to row, so a row costs no allocation.
-struct SQLiteRecordEncoder {
+/// Values go in column by column; ``finish()`` joins the two parts into
+/// ``bytes``. The buffers are kept from row to row, so a row costs no allocation.
+struct SQLiteRecordEncoder: ~Copyable {
   /// The serial types, without the leading header length.
-  private var header: [UInt8] = []
+  private var header = ByteBuffer(capacity: 64)
   /// The values' bytes.
-  private var body: [UInt8] = []
+  private var body = ByteBuffer(capacity: 1024)
   /// The last record made by ``finish()``.
-  private(set) var record: [UInt8] = []
+  private var record = ByteBuffer(capacity: 1024)
 
-  init() {
-    header.reserveCapacity(32)
-    body.reserveCapacity(1024)
-    record.reserveCapacity(1024)
-  }
+  init() {}
+
+  /// The record ``finish()`` made, valid until the next.
+  var bytes: UnsafeRawBufferPointer { record.bytes }
 
   /// Starts a new row.
   mutating func reset() {
-    header.removeAll(keepingCapacity: true)
-    body.removeAll(keepingCapacity: true)
+    header.removeAll()
+    body.removeAll()
   }
 
   /// NULL (serial type 0), as an `INTEGER PRIMARY KEY` column is stored too.
@@ -42,11 +41,11 @@ struct SQLiteRecordEncoder {
     }
   }
 
-  /// A value of a `REAL` column: as SQLite stores one, an integer when the
-  /// number is one within ±2⁵¹ (it reads back as the same double), otherwise
-  /// the IEEE 754 double, big-endian (serial type 7).
+  /// A value of a `REAL` column as SQLite stores one: an integer when the
+  /// number is one within ±2⁵¹ (it reads back as the same double), NULL for
+  /// NaN (as SQLite binds it), otherwise the IEEE 754 double, big-endian
+  /// (serial type 7).
   mutating func real(_ value: Double) {
-    // SQLite binds NaN as NULL.
     guard !value.isNaN else { return null() }
     if value == value.rounded(.towardZero), value >= -2_251_799_813_685_248, value < 2_251_799_813_685_248 {
       integer(Int64(value))
@@ -57,8 +56,8 @@ struct SQLiteRecordEncoder {
 
   /// Text, its UTF-8 bytes as they are (serial type 13 + 2n).
   mutating func text(_ bytes: UnsafeBufferPointer<UInt8>) {
-    Self.appendVarint(UInt64(13 + 2 * bytes.count), to: &header)
-    body.append(contentsOf: bytes)
+    header.appendVarint(UInt64(13 + 2 * bytes.count))
+    body.append(bytes)
   }
 
   /// Text, or NULL for `nil`.
@@ -66,17 +65,15 @@ struct SQLiteRecordEncoder {
     if let bytes { text(bytes) } else { null() }
   }
 
-  /// Joins header and body into ``record``.
+  /// Joins header and body into ``bytes``.
   mutating func finish() {
-    record.removeAll(keepingCapacity: true)
+    record.removeAll()
     // The length counts its own varint: one byte up to 126 bytes of types.
-    var length = header.count + 1
-    if Self.varintLength(UInt64(length)) > 1 {
-      length = header.count + Self.varintLength(UInt64(header.count + 2))
-    }
-    Self.appendVarint(UInt64(length), to: &record)
-    record.append(contentsOf: header)
-    record.append(contentsOf: body)
+    let length =
+      header.count < 127 ? header.count + 1 : header.count + ByteBuffer.varintLength(UInt64(header.count + 2))
+    record.appendVarint(UInt64(length))
+    record.append(header.bytes)
+    record.append(body.bytes)
   }
 
   @inline(__always)
@@ -87,43 +84,5 @@ struct SQLiteRecordEncoder {
       body.append(UInt8(truncatingIfNeeded: value >> Int64(shift)))
       shift -= 8
     }
-  }
-
-  /// Appends `value` as SQLite's varint: big-endian groups of 7 bits, the
-  /// high bit set on all but the last, and the ninth byte carrying 8 bits.
-  static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
-    if value <= 0x7F {
-      out.append(UInt8(value))
-      return
-    }
-    if value > 0x00FF_FFFF_FFFF_FFFF {
-      // Nine bytes: eight groups of 7 bits, then the low 8 bits whole.
-      var high = value >> 8
-      var groups = [UInt8](repeating: 0, count: 8)
-      for k in stride(from: 7, through: 0, by: -1) {
-        groups[k] = UInt8(high & 0x7F) | 0x80
-        high >>= 7
-      }
-      out.append(contentsOf: groups)
-      out.append(UInt8(truncatingIfNeeded: value))
-      return
-    }
-    let count = varintLength(value)
-    for k in stride(from: count - 1, through: 0, by: -1) {
-      let group = UInt8((value >> UInt64(7 * k)) & 0x7F)
-      out.append(k == 0 ? group : group | 0x80)
-    }
-  }
-
-  /// How many bytes ``appendVarint(_:to:)`` writes for `value`.
-  static func varintLength(_ value: UInt64) -> Int {
-    if value > 0x00FF_FFFF_FFFF_FFFF { return 9 }
-    var count = 1
-    var rest = value >> 7
-    while rest != 0 {
-      count += 1
-      rest >>= 7
-    }
-    return count
   }
 }

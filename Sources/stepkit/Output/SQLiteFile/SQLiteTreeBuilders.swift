@@ -5,14 +5,14 @@
 final class SQLiteTableTree {
   private let file: SQLitePageFile
   private let page: UnsafeMutableRawPointer
-  private var leaf: SQLitePage.Builder
-  private var lastRowid: Int64 = .min
-  private var leavesWritten = 0
+  @exclusivity(unchecked) private var leaf: SQLitePage.Builder
+  @exclusivity(unchecked) private var lastRowid: Int64 = .min
+  @exclusivity(unchecked) private var leavesWritten = 0
   /// Interior levels, from the leaves' parents up.
-  private var levels: [InteriorLevel] = []
+  @exclusivity(unchecked) private var levels: [InteriorLevel] = []
   /// The leaf cell being made; interior cells are made in ``interiorCell``.
-  private var cell: [UInt8] = []
-  private var interiorCell: [UInt8] = []
+  @exclusivity(unchecked) private var cell = ByteBuffer()
+  @exclusivity(unchecked) private var interiorCell = ByteBuffer()
 
   init(file: SQLitePageFile) {
     self.file = file
@@ -27,16 +27,13 @@ final class SQLiteTableTree {
   func append(rowid: Int64, payload: UnsafeRawBufferPointer) throws(OutputFileError) {
     precondition(rowid > lastRowid, "rows go in in ascending rowid order")
     let local = SQLitePage.localSize(payload: payload.count, pageSize: file.pageSize, table: true)
-    cell.removeAll(keepingCapacity: true)
-    SQLiteRecordEncoder.appendVarint(UInt64(payload.count), to: &cell)
-    SQLiteRecordEncoder.appendVarint(UInt64(bitPattern: rowid), to: &cell)
-    cell.append(contentsOf: UnsafeRawBufferPointer(rebasing: payload[0..<local]))
-    if local < payload.count {
-      let first = try file.appendOverflow(payload, local: local)
-      withUnsafeBytes(of: first.bigEndian) { cell.append(contentsOf: $0) }
-    }
+    cell.removeAll()
+    cell.appendVarint(UInt64(payload.count))
+    cell.appendVarint(UInt64(bitPattern: rowid))
+    cell.append(UnsafeRawBufferPointer(rebasing: payload[0..<local]))
+    if local < payload.count { cell.append(bigEndian: try file.appendOverflow(payload, local: local)) }
     if !leaf.fits(cell.count) { try writeLeaf() }
-    _ = cell.withUnsafeBytes { leaf.add($0) }
+    _ = leaf.add(cell.bytes)
     lastRowid = rowid
   }
 
@@ -45,7 +42,6 @@ final class SQLiteTableTree {
     let number = try file.append(page)
     leavesWritten += 1
     try add(InteriorLevel.Entry(child: number, key: lastRowid), level: 0)
-    page.initializeMemory(as: UInt8.self, repeating: 0, count: file.pageSize)
     leaf = SQLitePage.Builder(page: page, size: file.pageSize, kind: .tableLeaf)
   }
 
@@ -56,12 +52,11 @@ final class SQLiteTableTree {
 
   private func write(_ entries: [InteriorLevel.Entry], level: Int) throws(OutputFileError) {
     var builder = SQLitePage.Builder(page: page, size: file.pageSize, kind: .tableInterior)
-    page.initializeMemory(as: UInt8.self, repeating: 0, count: file.pageSize)
     for entry in entries.dropLast() {
-      interiorCell.removeAll(keepingCapacity: true)
-      withUnsafeBytes(of: entry.child.bigEndian) { interiorCell.append(contentsOf: $0) }
-      SQLiteRecordEncoder.appendVarint(UInt64(bitPattern: entry.key), to: &interiorCell)
-      let added = interiorCell.withUnsafeBytes { builder.add($0) }
+      interiorCell.removeAll()
+      interiorCell.append(bigEndian: entry.child)
+      interiorCell.appendVarint(UInt64(bitPattern: entry.key))
+      let added = builder.add(interiorCell.bytes)
       precondition(added, "an interior level hands over only what fits")
     }
     builder.close(right: entries.last!.child)
@@ -115,7 +110,7 @@ final class SQLiteTableTree {
       received += 1
       var ready: [Entry]?
       if let last = current.last {
-        let cost = 2 + 4 + SQLiteRecordEncoder.varintLength(UInt64(bitPattern: last.key))
+        let cost = 2 + 4 + ByteBuffer.varintLength(UInt64(bitPattern: last.key))
         if used + cost > pageSize {
           ready = held
           held = current
@@ -152,88 +147,134 @@ final class SQLiteTableTree {
 /// leaves moves up into their parent as its divider, and so on up
 /// (sqlite.org/fileformat2.html, section 1.6). Each level keeps its last
 /// full page until the page after it has a cell of its own, so that no page
-/// but the root is ever left without one.
+/// but the root is ever left without one. Leaves are filled in place; the
+/// interior levels, one page for every hundred leaves or so, keep their cells as arrays.
 final class SQLiteIndexTree {
   private let file: SQLitePageFile
-  private let page: UnsafeMutableRawPointer
-  /// Level 0 holds the leaves.
-  private var levels: [Level] = []
-  /// The entry's cell being made; a page's cells are laid out in ``pageCell``.
-  private var cell: [UInt8] = []
-  private var pageCell: [UInt8] = []
+  /// The leaf being filled, and the full one before it while it waits for its successor's first cell.
+  @exclusivity(unchecked) private var leaf: SQLitePage.Builder
+  @exclusivity(unchecked) private var held: SQLitePage.Builder?
+  /// The entry after the held leaf, bound for the parent as its divider.
+  @exclusivity(unchecked) private var candidate = ByteBuffer()
+  /// The interior levels, the leaves' parents first.
+  @exclusivity(unchecked) private var levels: [Level] = []
+  @exclusivity(unchecked) private var cell = ByteBuffer()
+  @exclusivity(unchecked) private var pageCell = ByteBuffer()
+  /// The two leaf buffers (the leaf being filled uses one, the held leaf the
+  /// other) and the buffer interior pages are laid out in.
+  private let buffers: (UnsafeMutableRawPointer, UnsafeMutableRawPointer, interior: UnsafeMutableRawPointer)
 
   init(file: SQLitePageFile) {
     self.file = file
-    page = .allocate(byteCount: file.pageSize, alignment: 8)
-    levels = [Level(pageSize: file.pageSize, leaf: true)]
+    func page() -> UnsafeMutableRawPointer {
+      let page = UnsafeMutableRawPointer.allocate(byteCount: file.pageSize, alignment: 8)
+      page.initializeMemory(as: UInt8.self, repeating: 0, count: file.pageSize)
+      return page
+    }
+    buffers = (page(), page(), page())
+    leaf = SQLitePage.Builder(page: buffers.0, size: file.pageSize, kind: .indexLeaf)
   }
 
-  deinit { page.deallocate() }
+  deinit {
+    buffers.0.deallocate()
+    buffers.1.deallocate()
+    buffers.interior.deallocate()
+  }
 
   /// Appends the next entry in order.
   func append(_ payload: UnsafeRawBufferPointer) throws(OutputFileError) {
     let local = SQLitePage.localSize(payload: payload.count, pageSize: file.pageSize, table: false)
-    cell.removeAll(keepingCapacity: true)
-    SQLiteRecordEncoder.appendVarint(UInt64(payload.count), to: &cell)
-    cell.append(contentsOf: UnsafeRawBufferPointer(rebasing: payload[0..<local]))
-    if local < payload.count {
-      let first = try file.appendOverflow(payload, local: local)
-      withUnsafeBytes(of: first.bigEndian) { cell.append(contentsOf: $0) }
+    cell.removeAll()
+    cell.appendVarint(UInt64(payload.count))
+    cell.append(UnsafeRawBufferPointer(rebasing: payload[0..<local]))
+    if local < payload.count { cell.append(bigEndian: try file.appendOverflow(payload, local: local)) }
+    if held != nil {
+      // The leaf after the held one gets its first cell: the held leaf and its divider go up.
+      _ = leaf.add(cell.bytes)
+      try writeHeld(divider: candidate.bytes)
+      return
     }
-    try add(cell: cell, level: 0)
+    if leaf.add(cell.bytes) { return }
+    // Full: it waits for the next entry, and this one goes up after it.
+    let next = leaf.page == buffers.0 ? buffers.1 : buffers.0
+    held = leaf
+    leaf = SQLitePage.Builder(page: next, size: file.pageSize, kind: .indexLeaf)
+    candidate.removeAll()
+    candidate.append(cell.bytes)
+  }
+
+  /// Writes the held leaf; its number and `divider` go to the parent.
+  private func writeHeld(divider: UnsafeRawBufferPointer) throws(OutputFileError) {
+    guard let page = held else { return }
+    page.close()
+    let number = try file.append(page.page)
+    held = nil
+    try addChild(number, level: 0)
+    try add(cell: divider, level: 0)
   }
 
   /// Writes what is left, level by level; returns the root page's number.
   func finish() throws(OutputFileError) -> UInt32 {
+    if held != nil {
+      // No entry came after the divider: it goes down into the last leaf,
+      // and the held leaf's last entry goes up in its place.
+      let last = held!.removeLast()
+      _ = leaf.add(candidate.bytes)
+      try withBytes(last) { last throws(OutputFileError) in try writeHeld(divider: last) }
+    }
+    leaf.close()
+    let lastLeaf = try file.append(leaf.page)
+    guard !levels.isEmpty else { return lastLeaf }
+    try addChild(lastLeaf, level: 0)
     var level = 0
     while true {
       let (pages, isRoot) = levels[level].finish(hasParent: level + 1 < levels.count)
       var last: UInt32 = 0
       for (index, page) in pages.enumerated() {
-        last = try write(page, level: level)
+        last = try write(page)
         if index + 1 < pages.count || !isRoot { try addChild(last, level: level + 1) }
-        if let divider = page.divider { try add(cell: divider, level: level + 1) }
+        if let divider = page.divider {
+          try withBytes(divider) { divider throws(OutputFileError) in try add(cell: divider, level: level + 1)
+          }
+        }
       }
       if isRoot { return last }
       level += 1
     }
   }
 
-  private func add(cell: [UInt8], level: Int) throws(OutputFileError) {
-    if level == levels.count { levels.append(Level(pageSize: file.pageSize, leaf: false)) }
+  private func add(cell: UnsafeRawBufferPointer, level: Int) throws(OutputFileError) {
+    if level == levels.count { levels.append(Level(pageSize: file.pageSize)) }
     guard let full = levels[level].add(cell: cell) else { return }
-    let number = try write(full, level: level)
+    let number = try write(full)
     try addChild(number, level: level + 1)
-    try add(cell: full.divider!, level: level + 1)
+    try withBytes(full.divider!) { divider throws(OutputFileError) in try add(cell: divider, level: level + 1)
+    }
   }
 
   private func addChild(_ child: UInt32, level: Int) throws(OutputFileError) {
-    if level == levels.count { levels.append(Level(pageSize: file.pageSize, leaf: false)) }
+    if level == levels.count { levels.append(Level(pageSize: file.pageSize)) }
     levels[level].add(child: child)
   }
 
-  /// Writes one page of `level`; returns its number.
-  private func write(_ contents: Level.Page, level: Int) throws(OutputFileError) -> UInt32 {
-    page.initializeMemory(as: UInt8.self, repeating: 0, count: file.pageSize)
-    let leaf = level == 0
-    var builder = SQLitePage.Builder(
-      page: page, size: file.pageSize, kind: leaf ? .indexLeaf : .indexInterior)
+  /// Writes one interior page; returns its number.
+  private func write(_ contents: Level.Page) throws(OutputFileError) -> UInt32 {
+    var builder = SQLitePage.Builder(page: buffers.interior, size: file.pageSize, kind: .indexInterior)
     for index in 0..<contents.cellCount {
-      pageCell.removeAll(keepingCapacity: true)
-      if !leaf { withUnsafeBytes(of: contents.children[index].bigEndian) { pageCell.append(contentsOf: $0) } }
-      pageCell += contents.cell(index)
-      let added = pageCell.withUnsafeBytes { builder.add($0) }
+      pageCell.removeAll()
+      pageCell.append(bigEndian: contents.children[index])
+      contents.cell(index).withUnsafeBytes { pageCell.append($0) }
+      let added = builder.add(pageCell.bytes)
       precondition(added, "a level hands over only what fits")
     }
-    builder.close(right: leaf ? 0 : contents.children.last!)
-    return try file.append(page)
+    builder.close(right: contents.children.last!)
+    return try file.append(buffers.interior)
   }
 
-  /// One level of the index: the page being filled, and the full page before
-  /// it with the entry that follows it (its divider, bound for the parent).
+  /// One interior level of the index: the page being filled, and the full
+  /// page before it with the entry that follows it (its divider, bound for the parent).
   private struct Level {
-    /// A page's cells in order, for an interior page its children (one more
-    /// than the cells), and the entry that goes up after it.
+    /// A page's cells in order, its children (one more than the cells), and the entry that goes up after it.
     struct Page {
       /// The cells' bytes, one after another, and where each ends.
       var bytes: [UInt8] = []
@@ -248,7 +289,7 @@ final class SQLiteIndexTree {
         bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
       }
 
-      mutating func append(_ cell: some Collection<UInt8>) {
+      mutating func append(_ cell: UnsafeRawBufferPointer) {
         bytes.append(contentsOf: cell)
         ends.append(bytes.count)
       }
@@ -269,29 +310,22 @@ final class SQLiteIndexTree {
     }
 
     let pageSize: Int
-    let leaf: Bool
     private var current = Page()
-    private var used: Int
+    private var used = 12
     private var held: Page?
 
-    init(pageSize: Int, leaf: Bool) {
-      self.pageSize = pageSize
-      self.leaf = leaf
-      used = leaf ? 8 : 12
-    }
+    init(pageSize: Int) { self.pageSize = pageSize }
 
-    /// The bytes a cell takes on the page, with its pointer.
-    private func cost(_ cell: [UInt8]) -> Int { 2 + cell.count + (leaf ? 0 : 4) }
-
-    /// Adds the next child of an interior page.
+    /// Adds the next child.
     mutating func add(child: UInt32) { current.children.append(child) }
 
     /// Adds the next cell; returns the held page, with its divider, once the
     /// page after it has a cell.
-    mutating func add(cell: [UInt8]) -> Page? {
-      if used + cost(cell) <= pageSize {
+    mutating func add(cell: UnsafeRawBufferPointer) -> Page? {
+      let cost = 2 + 4 + cell.count
+      if used + cost <= pageSize {
         current.append(cell)
-        used += cost(cell)
+        used += cost
         guard current.cellCount == 1, let ready = held else { return nil }
         held = nil
         return ready
@@ -299,23 +333,23 @@ final class SQLiteIndexTree {
       // Full: the page is held, and the cell goes up after it.
       precondition(held == nil && current.cellCount > 0)
       var full = current
-      full.divider = cell
+      full.divider = Array(cell)
       held = full
       current = Page()
-      used = leaf ? 8 : 12
+      used = 12
       return nil
     }
 
     /// The pages left to write, in order, and whether the last is the root.
-    /// A held page whose successor has no cell gives it its last entry: its
-    /// divider moves down into the successor, and its last cell becomes the divider.
+    /// A held page whose successor has no cell gives it its last child and
+    /// entry: its divider moves down into the successor, and its last cell becomes the divider.
     mutating func finish(hasParent: Bool) -> (pages: [Page], isRoot: Bool) {
       guard var before = held else { return ([current], !hasParent) }
       var after = current
       if after.cellCount == 0 {
         after.prepend(before.divider!)
         before.divider = before.removeLast()
-        if !leaf { after.children.insert(before.children.removeLast(), at: 0) }
+        after.children.insert(before.children.removeLast(), at: 0)
       }
       return ([before, after], false)
     }
