@@ -117,16 +117,33 @@ struct SQLiteCommand: Subcommand {
     if settings.export == "-" { settings.standardInputCopy = try Self.copyStandardInput() }
     defer { if let copy = settings.standardInputCopy { Platform.removeFile(copy) } }
     let (log, tally) = try ExportLoading.count(settings, console: console)
+    // `records` is written page by page into the new file first; SQLite opens it afterwards
+    // and adds the other tables, the whole export's workouts and the like from a scratch database.
+    let file = try CommandError.writing { () throws(OutputFileError) in
+      try FileReplacement(replacing: databasePath)
+    }
+    let scratch = try CommandError.writing { () throws(OutputFileError) in
+      try SQLiteWriter.elementScratch(for: databasePath)
+    }
+    let days = LocalDayFinder(rule: settings.counting.timeZone, dayStart: settings.counting.dayStart)
+    let input = ExportLoading.input(for: settings.export, standardInputCopy: settings.standardInputCopy)
+    let written = try readWhole(settings.export, export: nil, console: console) {
+      try SQLiteWriter.writeRecordPages(
+        from: input, into: file, scratch: scratch, days: days, threads: settings.jobs)
+    }
     let writer = try CommandError.writing { () throws(OutputFileError) in
-      try SQLiteWriter(replacing: databasePath, settings: databaseSettings)
+      try SQLiteWriter(file, settings: databaseSettings, recordsWritten: true)
     }
     try CommandError.writing { () throws(OutputFileError) in
       try writer.write(tally, log: log, rule: settings.validDay)
+      try writer.copyElements(from: scratch)
     }
     // The samples and counted values were read again: never commit rows read wrong.
     try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: console)
-    let records = try writeRecords(
-      writer, settings.export, export: nil, standardInputCopy: settings.standardInputCopy, console: console)
+    try writeDailyTotals(
+      written, writer, settings.export, export: nil, standardInputCopy: settings.standardInputCopy,
+      console: console)
+    let records = written.report
     let removed = try CommandError.writing { () throws(OutputFileError) in
       try writer.commit()
     }
@@ -163,9 +180,26 @@ struct SQLiteCommand: Subcommand {
   ) throws(CommandError) -> WholeExportReport {
     let days = LocalDayFinder(rule: settings.counting.timeZone, dayStart: settings.counting.dayStart)
     let input = ExportLoading.input(for: argument, standardInputCopy: standardInputCopy)
+    let written = try readWhole(argument, export: export, console: console) {
+      try writer.writeRecords(from: input, export: export, days: days, threads: settings.jobs)
+    }
+    try writeDailyTotals(
+      written, writer, argument, export: export, standardInputCopy: standardInputCopy, console: console)
+    return written.report
+  }
+
+  /// Runs `write`, which reads the export at `argument` whole into the
+  /// database, and notes its invalid records and repaired text on `console`
+  /// unless `--quiet`.
+  ///
+  /// - Throws: ``CommandError/export(_:)`` when it cannot be read,
+  ///   ``CommandError/output(_:)`` when a row cannot be written.
+  private func readWhole(
+    _ argument: String, export: String?, console: Console, _ write: () throws -> WholeExportWrite
+  ) throws(CommandError) -> WholeExportWrite {
     let written: WholeExportWrite
     do {
-      written = try writer.writeRecords(from: input, export: export, days: days, threads: settings.jobs)
+      written = try write()
     } catch let error as HealthExportError {
       throw .export(error)
     } catch let error as OutputFileError {
@@ -173,18 +207,33 @@ struct SQLiteCommand: Subcommand {
     } catch {
       throw .output("\(argument): \(error.localizedDescription)")
     }
-    func say(_ note: String) {
-      console.error(
-        export.map {
-          note.replacingOccurrences(of: "stepkit: ", with: "stepkit: \($0): ", options: .anchored)
-        } ?? note)
-    }
     if !settings.quiet {
       if let note = ExportLoading.invalidNote(written.report.invalid, what: "not written to the database") {
-        say(note)
+        say(note, export: export, console: console)
       }
-      written.notes.forEach(say)
+      written.notes.forEach { say($0, export: export, console: console) }
     }
+    return written
+  }
+
+  /// Writes `note` to `console`, naming the export in a cohort.
+  private func say(_ note: String, export: String?, console: Console) {
+    console.error(
+      export.map {
+        note.replacingOccurrences(of: "stepkit: ", with: "stepkit: \($0): ", options: .anchored)
+      } ?? note)
+  }
+
+  /// For each cumulative type the export's records hold (`written`), the
+  /// merged totals per day into `daily_totals`, from one more read of the
+  /// export at `argument`.
+  ///
+  /// - Throws: ``CommandError/export(_:)`` when it cannot be read,
+  ///   ``CommandError/output(_:)`` when a row cannot be written.
+  private func writeDailyTotals(
+    _ written: WholeExportWrite, _ writer: SQLiteWriter, _ argument: String, export: String?,
+    standardInputCopy: String?, console: Console
+  ) throws(CommandError) {
     var logs = try typeLogs(of: written.cumulativeTypes, argument, standardInputCopy: standardInputCopy)
     for (index, type) in written.cumulativeTypes.enumerated() {
       let tally = dailyTotals(logs[index], argument)
@@ -193,9 +242,10 @@ struct SQLiteCommand: Subcommand {
         try writer.writeDailyTotals(tally, type: type, export: export)
       }
       let what = "of \(type.identifier) not counted in daily_totals"
-      if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid, what: what) { say(note) }
+      if !settings.quiet, let note = ExportLoading.invalidNote(tally.invalid, what: what) {
+        say(note, export: export, console: console)
+      }
     }
-    return written.report
   }
 
   /// The records of each of `types` in the export at `argument`, each

@@ -53,10 +53,8 @@ extension SQLiteWriter {
       }
     }
     try elements.insert(report.info.me)
-    let present = Set(rows.types.map { String(decoding: $0, as: UTF8.self) })
     return WholeExportWrite(
-      report: report, cumulativeTypes: CumulativeType.known.filter { present.contains($0.identifier) },
-      recordsWithInvalidUTF8: rows.recordsWithInvalidUTF8,
+      report: report, types: rows.types, recordsWithInvalidUTF8: rows.recordsWithInvalidUTF8,
       recordsWithRepeatedKeys: rows.recordsWithRepeatedKeys)
   }
 }
@@ -71,6 +69,16 @@ struct WholeExportWrite {
   var recordsWithInvalidUTF8: Int
   /// Records that named a metadata key twice, written with the first value.
   var recordsWithRepeatedKeys: Int
+
+  /// What was written, with the cumulative types among the record `types` written.
+  init(report: WholeExportReport, types: [[UInt8]], recordsWithInvalidUTF8: Int, recordsWithRepeatedKeys: Int)
+  {
+    self.report = report
+    let present = Set(types.map { String(decoding: $0, as: UTF8.self) })
+    cumulativeTypes = CumulativeType.known.filter { present.contains($0.identifier) }
+    self.recordsWithInvalidUTF8 = recordsWithInvalidUTF8
+    self.recordsWithRepeatedKeys = recordsWithRepeatedKeys
+  }
 
   /// The notes about the two, `stepkit: ` first, or none.
   var notes: [String] {

@@ -18,6 +18,8 @@ final class SQLiteWriter {
   /// The database, as the command line named it.
   let path: String
   let isCohort: Bool
+  /// Whether `records` and its indexes were written page by page before SQLite opened the file.
+  private let recordsWritten: Bool
   private var nextSampleID: Int64 = 1
 
   /// SQLite copies bound text at once (`SQLITE_TRANSIENT`).
@@ -31,13 +33,30 @@ final class SQLiteWriter {
   ///     table, and the export id in `days`, `sources` and `samples`).
   /// - Throws: ``OutputFileError`` when the path is not a regular file or the
   ///   temporary file cannot be created.
-  init(replacing path: String, cohort: Bool = false, settings: [(String, String)] = [])
+  convenience init(replacing path: String, cohort: Bool = false, settings: [(String, String)] = [])
     throws(OutputFileError)
   {
-    let file = try FileReplacement(replacing: path)
+    try self.init(FileReplacement(replacing: path), cohort: cohort, settings: settings)
+  }
+
+  /// Starts a new database in `file`'s temporary file, which will replace its target.
+  ///
+  /// - Parameters:
+  ///   - file: The replacement; its temporary file is empty, or holds
+  ///     `records` and its indexes written by ``RecordPages`` when
+  ///     `recordsWritten`, and every other table is added.
+  ///   - cohort: Whether the database holds several exports.
+  ///   - settings: The `settings` rows.
+  ///   - recordsWritten: `records` is in the file already.
+  /// - Throws: ``OutputFileError`` when the database cannot be opened or its tables made.
+  init(
+    _ file: FileReplacement, cohort: Bool = false, settings: [(String, String)] = [],
+    recordsWritten: Bool = false
+  ) throws(OutputFileError) {
     self.file = file
-    self.path = path
+    path = file.path
     isCohort = cohort
+    self.recordsWritten = recordsWritten
     SQLiteSetup.once
     var handle: OpaquePointer?
     // Used from one thread only (a cohort's exports are delivered in turn on the calling
@@ -49,7 +68,7 @@ final class SQLiteWriter {
       let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
       throw OutputFileError(path: path, message: message)
     }
-    try execute(Self.schema(cohort: cohort))
+    try execute(Self.schema(cohort: cohort, records: !recordsWritten))
     try execute("BEGIN")
     let insert = try prepare("INSERT INTO settings VALUES (?, ?)")
     defer { sqlite3_finalize(insert) }
@@ -60,12 +79,22 @@ final class SQLiteWriter {
     }
   }
 
+  /// Wraps an open temporary database (``elementScratch(for:)``); errors name `path`.
+  init(scratch database: OpaquePointer?, path: String) {
+    file = nil
+    self.path = path
+    self.database = database
+    isCohort = false
+    recordsWritten = false
+  }
+
   /// Opens an existing cohort database to update in place.
   private init(updating path: String, database: OpaquePointer?) throws(OutputFileError) {
     file = nil
     self.path = path
     self.database = database
     isCohort = true
+    recordsWritten = false
     // A rollback journal, synced: a transaction is all or nothing, even across a crash.
     try execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")
   }
@@ -79,7 +108,7 @@ final class SQLiteWriter {
   }
 
   /// The tables; with `cohort`, every table but `exports` starts with the export id.
-  static func schema(cohort: Bool) -> String {
+  static func schema(cohort: Bool, records: Bool = true) -> String {
     let export = cohort ? "\n  export TEXT NOT NULL REFERENCES exports (export)," : ""
     var sql = """
       PRAGMA page_size = 16384;
@@ -167,18 +196,18 @@ final class SQLiteWriter {
       );
 
       """
-    return sql + recordsTable(cohort: cohort) + "\n" + elementTables(cohort: cohort)
+    return sql + (records ? recordsTable(cohort: cohort) + "\n" : "") + elementTables(cohort: cohort)
       + dailyTotalsTable(cohort: cohort)
   }
 
   /// The sample indexes, made once every row is in; a cohort's lead with the export id.
-  static func indexes(cohort: Bool) -> String {
+  static func indexes(cohort: Bool, records: Bool = true) -> String {
     let export = cohort ? "export, " : ""
     return """
       CREATE INDEX samples_by_start ON samples (\(export)kind, start);
       CREATE INDEX samples_by_local_date ON samples (\(export)local_date);
       CREATE INDEX samples_by_source ON samples (\(export)source, kind);
-      """ + recordIndexes(cohort: cohort) + elementIndexes(cohort: cohort)
+      """ + (records ? recordIndexes(cohort: cohort) : "") + elementIndexes(cohort: cohort)
         + dailyTotalsIndexes(cohort: cohort)
   }
 
@@ -226,7 +255,7 @@ final class SQLiteWriter {
       try close()
       return []
     }
-    try execute(Self.indexes(cohort: isCohort))
+    try execute(Self.indexes(cohort: isCohort, records: !recordsWritten))
     try execute("COMMIT")
     let status = sqlite3_close(database)
     database = nil

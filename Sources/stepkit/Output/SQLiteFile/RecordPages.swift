@@ -1,0 +1,200 @@
+import HealthExport
+import StepKitCore
+
+/// Writes the `records` table and its two indexes of a new database page by
+/// page (``SQLitePageFile``), as SQLite would hold the rows
+/// ``RecordRows`` inserts: the same columns, values and text, with bytes
+/// that are not UTF-8 as U+FFFD.
+///
+/// Rows go into the table's b-tree as they come (rowids 1, 2, …); each
+/// index's entries are sorted in bounded memory (``ExternalSorter``) and
+/// written once every row is in. SQLite opens the file afterwards and adds
+/// the other tables.
+///
+/// Used on one thread, row after row, so its stored properties go without
+/// dynamic exclusivity checks.
+final class RecordPages {
+  private let file: SQLitePageFile
+  private let table: SQLiteTableTree
+  /// Entries of `records_by_type (type, start)` and `records_by_local_date (local_date)`.
+  private let byType: ExternalSorter
+  private let byDate: ExternalSorter
+  @exclusivity(unchecked) private var fields: RecordFields
+  @exclusivity(unchecked) private var row = SQLiteRecordEncoder()
+  @exclusivity(unchecked) private var entry = SQLiteRecordEncoder()
+  @exclusivity(unchecked) private var key = ByteBuffer()
+  /// The types met so far, the last row's first: each as the export spells
+  /// it, as written (made UTF-8), and its sort key's prefix. An export
+  /// written in time order interleaves a few types, row after row.
+  @exclusivity(unchecked) private var known: [KnownType] = []
+  @exclusivity(unchecked) private var nextRowid: Int64 = 1
+  /// Every `type` written, each once, as the export spells it.
+  @exclusivity(unchecked) private(set) var types: [[UInt8]] = []
+  /// Records that held bytes that are not UTF-8, written with U+FFFD in their place.
+  @exclusivity(unchecked) private(set) var recordsWithInvalidUTF8 = 0
+  /// Records that named a metadata key twice; the first value is in `metadata`.
+  @exclusivity(unchecked) private(set) var recordsWithRepeatedKeys = 0
+  /// Whether the record being written held a byte that is not UTF-8.
+  @exclusivity(unchecked) private var replacedUTF8 = false
+
+  /// The `CREATE` statements of the table and its indexes, as SQLite keeps
+  /// them in `sqlite_schema` (without `IF NOT EXISTS`).
+  static let schema: [(type: String, name: String, sql: String)] = {
+    func statement(_ sql: String) -> String {
+      var text = sql.replacingOccurrences(of: "IF NOT EXISTS ", with: "")
+      while text.last == ";" || text.last == "\n" { text.removeLast() }
+      return text
+    }
+    let indexes = SQLiteWriter.recordIndexes(cohort: false).split(separator: "\n").map {
+      statement(String($0))
+    }
+    return [("table", "records", statement(SQLiteWriter.recordsTable(cohort: false)))]
+      + zip(["records_by_type", "records_by_local_date"], indexes).map { ("index", $0, $1) }
+  }()
+
+  /// Starts the file at `path`, which must exist and be empty.
+  ///
+  /// - Parameters:
+  ///   - name: The database as errors name it.
+  ///   - sortMemory: Bytes each index's sort holds before it writes a run to a temporary file.
+  /// - Throws: ``OutputFileError`` when the file cannot be opened.
+  init(path: String, name: String, days: LocalDayFinder, sortMemory: Int = 6 << 20) throws(OutputFileError) {
+    file = try SQLitePageFile(path: path, name: name)
+    table = SQLiteTableTree(file: file)
+    let directory = FileReplacement.directory(of: path)
+    byType = ExternalSorter(memoryBudget: sortMemory, directory: directory)
+    byDate = ExternalSorter(memoryBudget: sortMemory / 2, directory: directory)
+    fields = RecordFields(days: days)
+  }
+
+  /// `bytes` as text, U+FFFD for bytes that are not UTF-8 (noted in ``replacedUTF8``).
+  @inline(__always)
+  private func text(_ bytes: UnsafeBufferPointer<UInt8>?) {
+    guard let bytes else { return row.null() }
+    guard UTF8Check.isValid(bytes) else {
+      replacedUTF8 = true
+      return UTF8Check.repaired(bytes).withUnsafeBufferPointer { row.text($0) }
+    }
+    row.text(bytes)
+  }
+
+  /// Writes `record` as the next row.
+  func insert(_ record: RawRecord) throws(OutputFileError) {
+    replacedUTF8 = false
+    let rowid = nextRowid
+    let fields = self.fields.row(record)
+    row.reset()
+    row.null()  // id: the rowid
+    guard let type = fields.type else {
+      // What SQLite answers for the row (a record without a type never gets this far).
+      throw OutputFileError(path: file.path, message: "NOT NULL constraint failed: records.type")
+    }
+    if known.isEmpty || !RecordFields.same(type, known[0].spelled) { find(type) }
+    if known[0].replaced { replacedUTF8 = true }
+    known[0].text.withUnsafeBufferPointer { row.text($0) }
+    text(fields.unit)
+    if let number = fields.number {
+      row.real(number)
+      row.null()
+    } else {
+      row.null()
+      text(fields.valueText)
+    }
+    row.text(fields.start)
+    row.text(fields.end)
+    row.integer(Int64(fields.utcOffsetSeconds))
+    row.text(fields.localDate)
+    text(fields.source)
+    text(fields.sourceVersion)
+    if let device = fields.device {
+      for value in device.values {
+        if let value { value.withUnsafeBufferPointer { row.text($0) } } else { row.null() }
+      }
+    } else {
+      for _ in 0..<5 { row.null() }
+    }
+    row.text(fields.creation)
+    row.text(fields.metadata)
+    row.finish()
+    if fields.metadataReplacedBytes > 0 || replacedUTF8 { recordsWithInvalidUTF8 += 1 }
+    if fields.repeatedKey { recordsWithRepeatedKeys += 1 }
+    try table.append(rowid: rowid, payload: row.bytes)
+
+    // records_by_type: (type, start, rowid), sorted on the type's key and the start.
+    entry.reset()
+    known[0].text.withUnsafeBufferPointer { entry.text($0) }
+    entry.text(fields.start)
+    entry.integer(rowid)
+    entry.finish()
+    key.removeAll()
+    known[0].key.withUnsafeBytes { key.append($0) }
+    key.append(fields.start)
+    try sort(into: byType)
+    // records_by_local_date: (local_date, rowid).
+    entry.reset()
+    entry.text(fields.localDate)
+    entry.integer(rowid)
+    entry.finish()
+    key.removeAll()
+    key.append(fields.localDate)
+    try sort(into: byDate)
+    nextRowid += 1
+  }
+
+  private func sort(into sorter: ExternalSorter) throws(OutputFileError) {
+    try sorter.append(key: key.bytes, payload: entry.bytes)
+  }
+
+  /// A record type as the export spells it, as it is written, and the
+  /// prefix of its sort key, which orders as SQLite's `BINARY` collation does
+  /// when followed by the start: each byte 0 or 1 escaped (as 1 1 and 1 2), then a 0.
+  private struct KnownType {
+    var spelled: [UInt8]
+    var text: [UInt8]
+    var key: [UInt8]
+    var replaced: Bool
+
+    init(_ type: UnsafeBufferPointer<UInt8>) {
+      spelled = Array(type)
+      replaced = !UTF8Check.isValid(type)
+      text = replaced ? UTF8Check.repaired(type) : spelled
+      key = []
+      for byte in text {
+        if byte < 2 {
+          key.append(1)
+          key.append(byte + 1)
+        } else {
+          key.append(byte)
+        }
+      }
+      key.append(0)
+    }
+  }
+
+  /// Moves `type` to the front of ``known``, adding it when it is new.
+  private func find(_ type: UnsafeBufferPointer<UInt8>) {
+    if let index = known.firstIndex(where: { RecordFields.same(type, $0.spelled) }) {
+      known.swapAt(0, index)
+    } else {
+      known.append(KnownType(type))
+      known.swapAt(0, known.count - 1)
+      types.append(Array(type))
+    }
+  }
+
+  /// Writes the indexes and the schema: the file is then a database holding
+  /// `records` and its indexes, for SQLite to open and add to.
+  ///
+  /// - Throws: ``OutputFileError`` when a page or the sort's temporary file cannot be written.
+  func finish() throws(OutputFileError) {
+    let tableRoot = try table.finish()
+    var roots = [tableRoot]
+    for sorter in [byType, byDate] {
+      let index = SQLiteIndexTree(file: file)
+      try sorter.finish { payload throws(OutputFileError) in try index.append(payload) }
+      roots.append(try index.finish())
+    }
+    try file.finish(
+      schema: zip(Self.schema, roots).map { ($0.type, $0.name, "records", $1, $0.sql) })
+  }
+}
