@@ -180,6 +180,41 @@ struct TypedRecordTests {
     #expect(reports[0].invalid == reports[1].invalid)
   }
 
+  @Test(
+    "Every element of the whole export, records read straight from their bytes or lexed, as an XML parser reads them"
+  )
+  func wholeExportStraightFromBytes() throws {
+    let text = Self.mixedExport()
+    let expected = try ReferenceXMLRecords.read(text)
+    let data = Data(text.utf8)
+    var reports: [WholeExportReport] = []
+    var handedOut: [[CopiedRecord]] = []
+    for fast in [true, false] {
+      var records: [CopiedRecord] = []
+      let report = try ExportReader.forEachElement(
+        source: Self.source(data), bufferBytes: 1 << 16, fastRecords: fast
+      ) { element in
+        if case .record(let record) = element { records.append(CopiedRecord(record)) }
+      }
+      reports.append(report)
+      handedOut.append(records)
+      let valid = expected.filter { $0.attributes["endDate"]!.hasPrefix("2026-04") }
+      #expect(records.count == valid.count)
+      for (record, reference) in zip(records, valid) {
+        for field in RawRecord.Field.allCases {
+          #expect(record.fields[field.rawValue] == reference.attributes["\(field)"], "\(field)")
+        }
+        #expect(record.metadata == reference.metadata.map { "\($0.key)=\($0.value)" })
+        #expect(record.others == reference.attributes.keys.filter { $0 == "note" }.map { "\($0)=x" })
+      }
+      #expect(report.invalid.count == expected.count - valid.count)
+    }
+    #expect(handedOut[0] == handedOut[1])
+    #expect(reports[0].recordsDecodedStraight > expected.count / 3)
+    #expect(reports[1].recordsDecodedStraight == 0)
+    #expect(reports[0].invalid == reports[1].invalid)
+  }
+
   @Test("A type with a reference in it is decoded either way: wanted, or a malformed export")
   func referenceInType() throws {
     let tail = String(repeating: " <!-- the tail -->\n", count: 400) + "</HealthData>"

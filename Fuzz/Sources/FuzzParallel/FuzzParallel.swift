@@ -10,8 +10,8 @@ import StepKitCore
 /// counts, invalid-record report, or the same error at the same line and
 /// column. Followed by enough line feeds for every record to be read
 /// straight from its bytes, it is also read with every tag lexed, which must
-/// agree as well, and so must the records of a few types handed out either
-/// way. Any difference is a finding.
+/// agree as well, and so must the records of a few types and every element
+/// of the whole export handed out either way. Any difference is a finding.
 func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   guard let data else { return 0 }
   let bytes = Data(bytes: data, count: size)
@@ -32,6 +32,11 @@ func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   let carefulRecords = records(of: padded, fastRecords: false)
   if fastRecords != carefulRecords {
     fatalError("typed records read straight from their bytes: \(fastRecords)\nevery tag lexed: \(carefulRecords)")
+  }
+  let fastElements = elements(of: padded, fastRecords: true)
+  let carefulElements = elements(of: padded, fastRecords: false)
+  if fastElements != carefulElements {
+    fatalError("every element, records read straight from their bytes: \(fastElements)\nevery tag lexed: \(carefulElements)")
   }
   guard FileManager.default.createFile(atPath: filePath, contents: bytes) else {
     fatalError("cannot write \(filePath)")
@@ -70,24 +75,66 @@ private let wantedTypes = [
   "HKQuantityTypeIdentifierActiveEnergyBurned",
 ]
 
+/// Every field of `record`, copied.
+private func copied(_ record: RawRecord) -> [String?] {
+  var row = RawRecord.Field.allCases.map { record.string($0) }
+  for index in 0..<record.metadataCount {
+    row.append(String(decoding: record.metadataKey(index), as: UTF8.self))
+    row.append(String(decoding: record.metadataValue(index), as: UTF8.self))
+  }
+  for index in 0..<record.otherAttributeCount {
+    row.append(String(decoding: record.otherAttributeName(index), as: UTF8.self))
+    row.append(String(decoding: record.otherAttributeValue(index), as: UTF8.self))
+  }
+  row += [record.startMilliseconds, record.endMilliseconds, record.creationMilliseconds ?? -1].map { "\($0)" }
+  row += ["\(record.utcOffsetSeconds)", record.numericValue.map { "\($0.bitPattern)" }]
+  return row
+}
+
+/// An element as handed out: a record copied field by field, the others as
+/// they are (compared by value: their descriptions list dictionaries in no fixed order).
+private enum CopiedElement: Equatable {
+  case record([String?])
+  case workout(ExportWorkout)
+  case activitySummary(ExportActivitySummary)
+  case correlation(ExportCorrelation)
+}
+
+/// Every element `forEachElement` hands out and what it reports; the
+/// elements read before an error are not compared.
+private struct Elements: Equatable {
+  var elements: [CopiedElement] = []
+  var info: ExportInfo?
+  var invalid = InvalidSampleReport()
+  var error: String?
+}
+
+private func elements(of bytes: Data, fastRecords: Bool) -> Elements {
+  var result = Elements()
+  do {
+    let report = try ExportReader.forEachElementXML(bytes, name: "fuzz.xml", fastRecords: fastRecords) { element in
+      switch element {
+      case .record(let record): result.elements.append(.record(copied(record)))
+      case .workout(let workout): result.elements.append(.workout(workout))
+      case .activitySummary(let summary): result.elements.append(.activitySummary(summary))
+      case .correlation(let correlation): result.elements.append(.correlation(correlation))
+      }
+    }
+    result.info = report.info
+    result.invalid = report.invalid
+  } catch {
+    result = Elements(error: String(describing: error))
+  }
+  return result
+}
+
 private func records(of bytes: Data, fastRecords: Bool) -> TypedRecords {
   var result = TypedRecords()
   do {
     let report = try ExportReader.forEachRecordXML(
       bytes, name: "fuzz.xml", ofTypes: wantedTypes, fastRecords: fastRecords
     ) { record in
-      var row = RawRecord.Field.allCases.map { record.string($0) }
-      for index in 0..<record.metadataCount {
-        row.append(String(decoding: record.metadataKey(index), as: UTF8.self))
-        row.append(String(decoding: record.metadataValue(index), as: UTF8.self))
-      }
-      for index in 0..<record.otherAttributeCount {
-        row.append(String(decoding: record.otherAttributeName(index), as: UTF8.self))
-        row.append(String(decoding: record.otherAttributeValue(index), as: UTF8.self))
-      }
-      row += [record.startMilliseconds, record.endMilliseconds, record.creationMilliseconds ?? -1].map { "\($0)" }
-      row += ["\(record.utcOffsetSeconds)", record.numericValue.map { "\($0.bitPattern)" }]
-      result.records.append(row)
+      result.records.append(copied(record))
     }
     result.info = report.info
     result.invalid = report.invalid

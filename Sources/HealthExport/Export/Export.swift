@@ -288,12 +288,17 @@ public enum ExportReader {
   }
 
   /// ``forEachElement(in:threads:progress:_:)`` from `source` (tests choose tiny buffers to cross every boundary).
+  ///
+  /// `fastRecords: false` lexes every record's tag before decoding it,
+  /// instead of reading records written as Apple writes them straight from their bytes.
   static func forEachElement(
     source: any ByteChunkSource, entryName: String? = nil, bufferBytes: Int = XMLScanner.defaultBufferBytes,
-    progress: (@Sendable (ExportProgress) -> Void)? = nil, _ body: (ExportElement) throws -> Void
+    fastRecords: Bool = true, progress: (@Sendable (ExportProgress) -> Void)? = nil,
+    _ body: (ExportElement) throws -> Void
   ) throws -> WholeExportReport {
     var decoder = ExportDecoder(
-      source: source, mode: .elements, xmlEntryName: entryName, bufferBytes: bufferBytes, progress: progress)
+      source: source, mode: .elements, xmlEntryName: entryName, bufferBytes: bufferBytes,
+      fastRecords: fastRecords, progress: progress)
     reading: while true {
       switch try decoder.step() {
       case .element: try decoder.handOutElement(body)
@@ -305,6 +310,7 @@ public enum ExportReader {
     report.records = decoder.elementsHandedOut
     report.invalid = decoder.invalidElements
     report.invalid.merge(decoder.invalidOtherElements)
+    report.recordsDecodedStraight = decoder.recordsDecodedStraight
     return report
   }
 

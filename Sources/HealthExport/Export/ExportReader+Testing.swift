@@ -44,6 +44,22 @@ extension ExportReader {
       bufferBytes: 1 << 16, fastRecords: fastRecords, body)
   }
 
+  /// Hands out every element of `data`, read as export XML on the calling
+  /// thread, as ``forEachElement(in:threads:progress:_:)`` does;
+  /// `fastRecords: false` lexes every record's tag first instead of reading
+  /// records written as Apple writes them straight from their bytes.
+  ///
+  /// For differential tests and fuzzing: both ways must hand out the same
+  /// elements and report the same invalid ones, or throw the same error.
+  @_spi(Testing)
+  public static func forEachElementXML(
+    _ data: Data, name: String, fastRecords: Bool, _ body: (ExportElement) throws -> Void
+  ) throws -> WholeExportReport {
+    try forEachElement(
+      source: MemoryChunkSource(data, displayName: name), bufferBytes: 1 << 16, fastRecords: fastRecords, body
+    )
+  }
+
   /// Reads the file at `path` as export XML (never as a zip), as
   /// ``readXML(_:name:into:threads:chunkBytes:bufferBytes:)`` reads bytes,
   /// scanning it in place from mapped windows of `windowBytes`, or copying

@@ -59,6 +59,8 @@ struct ExportDecoder: ~Copyable {
   /// apart so that reading it borrows it: taking it out of the mode's payload
   /// at each start tag retained and released its two arrays.
   let typeFilter: RecordTypeFilter
+  /// Every record is wanted whole (``Mode/elements``): ``typeFilter`` is not asked.
+  private let wantsEveryType: Bool
   /// The samples read so far (``Mode/samples``). For a log that counts
   /// several types at once (``SampleLog/typeLogs``), while ``step()`` reads:
   /// the log of the type being read (see ``typeLogs``).
@@ -157,12 +159,13 @@ struct ExportDecoder: ~Copyable {
   ) {
     scanner = XMLScanner(source: source, bufferBytes: bufferBytes, maximumTokenBytes: maximumTokenBytes)
     switch mode {
-    case .samples where fastRecords, .typedRecords where fastRecords:
+    case .samples where fastRecords, .typedRecords where fastRecords, .elements where fastRecords:
       let name: StaticString = "Record"
       scanner.deferredTagName = TagName(name.utf8Start, length: name.utf8CodeUnitCount)
     default: break
     }
     self.mode = mode
+    if case .elements = mode { wantsEveryType = true } else { wantsEveryType = false }
     if case .typedRecords(let filter) = mode {
       typeFilter = filter
     } else {
@@ -225,7 +228,7 @@ struct ExportDecoder: ~Copyable {
         case .records(let types):
           if let record = try recordStartTag(types: types) { return .record(record) }
         case .elements:
-          if try elementStartTag() || readyOther != nil { return .element }
+          if try wholeExportStartTag() || readyOther != nil { return .element }
         case .typedRecords:
           if try typedRecordStartTag() { return .element }
         }
@@ -728,7 +731,20 @@ struct ExportDecoder: ~Copyable {
     return try elementStartTag(filtered: true)
   }
 
-  /// Reads the deferred `<Record>`, of a type ``typeFilter`` wants, into the
+  /// Handles a start tag in ``Mode/elements``; returns whether a record is
+  /// ready. A deferred `<Record>` written as Apple writes records is read
+  /// straight from its bytes (``fastWholeRecord()``); any other tag is lexed.
+  @inline(__always)
+  private mutating func wholeExportStartTag() throws -> Bool {
+    if scanner.isDeferred {
+      if let ready = fastWholeRecord() { return ready }
+      guard try scanner.lexDeferredTag() else { return false }
+    }
+    return try elementStartTag()
+  }
+
+  /// Reads the deferred `<Record>`, of a type ``typeFilter`` wants (in
+  /// ``Mode/elements``, of any type), into the
   /// arena straight from its bytes, as ``wholeRecord()`` would read it, when
   /// Apple wrote it so: its
   /// attributes some of ``RecordAttribute``'s in their order, each written
@@ -746,7 +762,8 @@ struct ExportDecoder: ~Copyable {
   private mutating func fastWholeRecord() -> Bool? {
     let base = scanner.buffer
     // `fastTypedRecord()` leaves unwanted records it cannot pass over here too.
-    guard let arena, let (typeStart, limit) = deferredTypeStart(), typeFilter.matchesQuoted(base + typeStart)
+    guard let arena, let (typeStart, limit) = deferredTypeStart(),
+      wantsEveryType || typeFilter.matchesQuoted(base + typeStart)
     else { return nil }
     let bounds = valueBounds
     for k in 2..<(2 * Self.recordAttributeCount) { bounds[k] = 0 }
