@@ -207,8 +207,7 @@ struct RecordsOutput: ~Copyable {
   /// Writes `row` as a JSON object; returns how many bytes were replaced by U+FFFD.
   private mutating func jsonRow(_ row: RecordFields.Row) -> Int {
     out.ascii(rows == 0 ? "\n{" : ",\n{")
-    var replaced = out.jsonStringMember("type", row.type)
-    replaced += out.jsonStringMember("unit", row.unit)
+    var replaced = typeAndUnit.write(row.type, row.unit, to: &out)
     jsonKey("value")
     if let value = row.number {
       number(value, written: row.valueBytes)
@@ -224,8 +223,7 @@ struct RecordsOutput: ~Copyable {
     out.integer(row.utcOffsetSeconds)
     out.ascii(44)
     jsonPlain("local_date", row.localDate)
-    replaced += out.jsonStringMember("source", row.source)
-    replaced += out.jsonStringMember("source_version", row.sourceVersion)
+    replaced += sourceAndVersion.write(row.source, row.sourceVersion, to: &out)
     (row.device ?? noDevice).json.withUnsafeBufferPointer { out.append($0) }
     if let creation = row.creation {
       jsonPlain("creation_date", creation)
@@ -234,7 +232,7 @@ struct RecordsOutput: ~Copyable {
     }
     jsonKey("metadata")
     if let metadata = row.metadata {
-      // Already JSON, made UTF-8 as it was written.
+      // Already JSON, made UTF-8 as it was written: copied as it is, with nothing to escape again.
       out.append(metadata)
     } else {
       out.ascii("null")
