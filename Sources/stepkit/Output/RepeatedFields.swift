@@ -30,6 +30,7 @@ struct RepeatedFields {
   /// ``RecordText/jsonStringMember(_:_:)`` writes them.
   ///
   /// - Returns: How many bytes were replaced by U+FFFD.
+  @inline(__always)
   mutating func write(
     _ first: UnsafeBufferPointer<UInt8>?, _ second: UnsafeBufferPointer<UInt8>?, to out: inout RecordText
   ) -> Int {
@@ -37,6 +38,15 @@ struct RepeatedFields {
       text.withUnsafeBufferPointer { out.append($0) }
       return replaced
     }
+    return writeAnew(first, second, to: &out)
+  }
+
+  /// Writes `first` and `second` as ``write(_:_:to:)`` does, escaping them,
+  /// and keeps them and their text; out of line, as it runs only where rows change.
+  @inline(never)
+  private mutating func writeAnew(
+    _ first: UnsafeBufferPointer<UInt8>?, _ second: UnsafeBufferPointer<UInt8>?, to out: inout RecordText
+  ) -> Int {
     let start = out.count
     switch format {
     case .csv:
