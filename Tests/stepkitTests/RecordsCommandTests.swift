@@ -167,6 +167,30 @@ struct RecordsCommandTests {
     }
   }
 
+  /// `stepkit records --format json`'s objects checked one by one against
+  /// `expected`, the reference's records in file order, as ``expectRows(_:_:sourceLocation:)`` checks CSV.
+  static func expectJSONRows(
+    _ json: String, _ expected: [ReferenceRecords.Record], sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let objects = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]],
+      sourceLocation: sourceLocation)
+    #expect(objects.count == expected.count, sourceLocation: sourceLocation)
+    for (object, record) in zip(objects, expected) {
+      #expect(Set(object.keys) == Set(columns), sourceLocation: sourceLocation)
+      let (cells, number, metadata) = ReferenceRecords.row(record)
+      for (column, cell) in cells where column != "utc_offset" {
+        #expect(object[column] as? String == cell, "\(column)", sourceLocation: sourceLocation)
+        #expect((object[column] is NSNull) == (cell == nil), "\(column)", sourceLocation: sourceLocation)
+      }
+      #expect(object["utc_offset"] as? Int == Int(cells["utc_offset"]!!), sourceLocation: sourceLocation)
+      #expect((object["value"] as? NSNumber)?.doubleValue == number, sourceLocation: sourceLocation)
+      #expect((object["value"] is NSNull) == (number == nil), sourceLocation: sourceLocation)
+      #expect(object["metadata"] as? [String: String] == metadata, sourceLocation: sourceLocation)
+      #expect((object["metadata"] is NSNull) == (metadata == nil), sourceLocation: sourceLocation)
+    }
+  }
+
   /// The reference's records of `type` in `file`.
   static func reference(_ file: URL, type: String) throws -> [ReferenceRecords.Record] {
     try ReferenceRecords.read(String(contentsOf: file, encoding: .utf8)).filter {
@@ -244,18 +268,20 @@ struct RecordsCommandTests {
     }
   }
 
-  @Test("Rows that repeat the row before's metadata, type, unit, source or version, and rows that change one")
+  @Test(
+    "Rows that repeat the row before's metadata, type, unit, source or version, and rows that change one; CSV and JSON"
+  )
   func repeatedFields() throws {
     func record(
-      _ minute: Int, source: String = "Watch", version: String? = "9.1", unit: String = "count/min",
-      metadata: [(String, String)] = []
+      _ minute: Int, type: String = "HKQuantityTypeIdentifierHeartRate", source: String = "Watch",
+      version: String? = "9.1", unit: String = "count/min", metadata: [(String, String)] = []
     )
       -> String
     {
       let date = "2024-03-01 06:\(minute < 10 ? "0" : "")\(minute):00 +0100"
       let versionAttribute = version.map { #" sourceVersion="\#($0)""# } ?? ""
       let head =
-        #" <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="\#(source)"\#(versionAttribute) "#
+        #" <Record type="\#(type)" sourceName="\#(source)"\#(versionAttribute) "#
         + #"unit="\#(unit)" startDate="\#(date)" endDate="\#(date)" value="\#(60 + minute)""#
       guard !metadata.isEmpty else { return head + "/>" }
       return head + ">\n"
@@ -264,6 +290,8 @@ struct RecordsCommandTests {
     }
     let still = [("HKMetadataKeyHeartRateMotionContext", "0")]
     let active = [("HKMetadataKeyHeartRateMotionContext", "1")]
+    // `heartRate` stands for every kind of type of that name: the type changes too.
+    let category = "HKCategoryTypeIdentifierHeartRate"
     let records = [
       record(0, metadata: still), record(1, metadata: still), record(2, metadata: active),
       record(3, metadata: still), record(4), record(5, metadata: still + [("Note", "a \"b\", c")]),
@@ -271,7 +299,13 @@ struct RecordsCommandTests {
       record(7, source: "Watch, \"2\"", metadata: still),
       record(8, source: "Watch, \"2\"", version: nil, metadata: still), record(9, version: nil),
       record(10, unit: "count/s"), record(11, metadata: [("HKMetadataKeyHeartRateMotionContext", "0\u{1}")]),
-      record(12, metadata: active), record(13, metadata: active),
+      record(12, metadata: active), record(13, metadata: active), record(14, type: category),
+      record(15, type: category), record(16),
+      // Changes of one byte, and of the length alone.
+      record(17, version: "9.2"), record(18, version: "9.2"), record(19, version: "9.2.1"),
+      record(20, source: "Watcg", version: "9.2.1"), record(21, unit: "count/mim"),
+      record(22, unit: "count/min2"),
+      record(23),
     ]
     let text =
       #"<?xml version="1.0" encoding="UTF-8"?>\#n<HealthData locale="en_US">\#n"#
@@ -283,48 +317,115 @@ struct RecordsCommandTests {
       try text.write(to: export, atomically: true, encoding: .utf8)
       let result = try StepkitRunner.run(["records", "export.xml", "--type", "heartRate"], in: directory)
       #expect(result.exitCode == 0, "\(result.standardError)")
-      let expected = try Self.reference(export, type: "HKQuantityTypeIdentifierHeartRate")
-      #expect(expected.count == 14)
+      let expected = try ReferenceRecords.read(String(contentsOf: export, encoding: .utf8))
+      #expect(expected.count == 24)
       try Self.expectRows(result.standardOutput, expected)
       let json = try StepkitRunner.run(
         ["records", "export.xml", "--type", "heartRate", "--format", "json"], in: directory)
-      let rows = try #require(
-        try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
-      #expect(
-        rows.map { ($0["metadata"] as? [String: String])?["HKMetadataKeyHeartRateMotionContext"] } == [
-          "0", "0", "1", "0", nil, "0", "0", "0", "0", nil, nil, "0", "1", "1",
-        ])
-      #expect(
-        rows.map { $0["source_version"] as? String } == [
-          "9.1", "9.1", "9.1", "9.1", "9.1", "9.1", "9.1", "9.1", nil, nil, "9.1", "9.1", "9.1", "9.1",
-        ])
+      #expect(json.exitCode == 0, "\(json.standardError)")
+      try Self.expectJSONRows(json.standardOutput, expected)
     }
   }
 
-  @Test("A row left out by --from that changes the metadata does not leave the next row the old metadata")
+  @Test(
+    "A row left out by --from that changes the metadata, type, unit, source or version does not leave the next row the old text; CSV and JSON"
+  )
   func metadataAcrossRowsLeftOut() throws {
-    func record(day: Int, context: Int) -> String {
+    struct Fields {
+      var type = "HKQuantityTypeIdentifierHeartRate"
+      var unit = "count/min"
+      var source = "Watch"
+      var version: String? = "9.1"
+      var context = 0
+    }
+    func record(day: Int, _ fields: Fields) -> String {
       let date = "2024-03-0\(day) 06:00:00 +0100"
-      return #" <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count/min" "#
-        + #"startDate="\#(date)" endDate="\#(date)" value="60">\#n"#
-        + #"  <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="\#(context)"/>\#n </Record>"#
+      let version = fields.version.map { #"sourceVersion="\#($0)" "# } ?? ""
+      return #" <Record type="\#(fields.type)" sourceName="\#(fields.source)" \#(version)"#
+        + #"unit="\#(fields.unit)" startDate="\#(date)" endDate="\#(date)" value="60">\#n"#
+        + #"  <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="\#(fields.context)"/>\#n </Record>"#
+    }
+    // Each change made first in a row of the day before --from, then in a row that is kept.
+    var fields = Fields()
+    var records = [record(day: 2, fields)]
+    let changes: [(inout Fields) -> Void] = [
+      { $0.context = 1 }, { $0.type = "HKCategoryTypeIdentifierHeartRate" }, { $0.unit = "count/s" },
+      { $0.source = "Phone" }, { $0.version = nil }, { $0.version = "9.2" },
+    ]
+    for change in changes {
+      change(&fields)
+      records += [record(day: 1, fields), record(day: 2, fields)]
     }
     let text =
       #"<?xml version="1.0" encoding="UTF-8"?>\#n<HealthData locale="en_US">\#n"#
-      + [record(day: 2, context: 0), record(day: 1, context: 1), record(day: 2, context: 1)]
-      .joined(separator: "\n")
+      + records.joined(separator: "\n")
       + "\n" + String(repeating: " <!-- the tail -->\n", count: 300) + "</HealthData>\n"
     try withScratchDirectory { directory in
       let export = directory.appendingPathComponent("export.xml")
       try text.write(to: export, atomically: true, encoding: .utf8)
+      let expected = try ReferenceRecords.read(String(contentsOf: export, encoding: .utf8)).filter {
+        $0.attributes["startDate"]!.hasPrefix("2024-03-02")
+      }
+      #expect(expected.count == 7)
       let result = try StepkitRunner.run(
         ["records", "export.xml", "--type", "heartRate", "--from", "2024-03-02"], in: directory)
       #expect(result.exitCode == 0, "\(result.standardError)")
-      let expected = try Self.reference(export, type: "HKQuantityTypeIdentifierHeartRate").filter {
-        $0.attributes["startDate"]!.hasPrefix("2024-03-02")
-      }
-      #expect(expected.count == 2)
       try Self.expectRows(result.standardOutput, expected)
+      let json = try StepkitRunner.run(
+        ["records", "export.xml", "--type", "heartRate", "--from", "2024-03-02", "--format", "json"],
+        in: directory)
+      #expect(json.exitCode == 0, "\(json.standardError)")
+      try Self.expectJSONRows(json.standardOutput, expected)
+    }
+  }
+
+  @Test("Bytes that are not UTF-8 in fields rows repeat: U+FFFD in each row, each row counted; CSV and JSON")
+  func invalidUTF8InRepeatedFields() throws {
+    // `STRAY` becomes a lone continuation byte.
+    func record(day: Int = 2, source: String = "Watch", version: String = "9.1", unit: String = "count/min")
+      -> String
+    {
+      let date = "2024-03-0\(day) 06:00:00 +0100"
+      return #" <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="\#(source)" "#
+        + #"sourceVersion="\#(version)" unit="\#(unit)" startDate="\#(date)" endDate="\#(date)" value="60"/>"#
+    }
+    let records = [
+      record(source: "WaSTRAYge"), record(source: "WaSTRAYge"), record(day: 1, source: "WaSTRAYge"),
+      record(source: "WaSTRAYge"), record(unit: "count/mSTRAYn"), record(unit: "count/mSTRAYn"),
+      record(version: "9.STRAY"), record(version: "9.STRAY"), record(), record(),
+    ]
+    let text =
+      #"<?xml version="1.0" encoding="UTF-8"?>\#n<HealthData locale="en_US">\#n"#
+      + records.joined(separator: "\n")
+      + "\n</HealthData>\n"
+    let bytes = text.split(separator: "STRAY", omittingEmptySubsequences: false)
+      .map { Array($0.utf8) }.joined(separator: [0xBF]).map { $0 }
+    let sources = ["Wa\u{FFFD}ge", "Wa\u{FFFD}ge", "Wa\u{FFFD}ge"] + Array(repeating: "Watch", count: 6)
+    let units =
+      ["count/min", "count/min", "count/min", "count/m\u{FFFD}n", "count/m\u{FFFD}n"]
+      + Array(repeating: "count/min", count: 4)
+    let versions = Array(repeating: "9.1", count: 5) + ["9.\u{FFFD}", "9.\u{FFFD}", "9.1", "9.1"]
+    try withScratchDirectory { directory in
+      try Data(bytes).write(to: directory.appendingPathComponent("export.xml"))
+      let note = "stepkit: 7 records hold bytes that are not UTF-8; each is written to the output as U+FFFD\n"
+      let csv = try StepkitRunner.run(
+        ["records", "export.xml", "--type", "heartRate", "--from", "2024-03-02"], in: directory)
+      #expect(csv.exitCode == 0, "\(csv.standardError)")
+      #expect(csv.standardError == note)
+      let rows = Self.parseCSV(csv.standardOutput).dropFirst()
+      #expect(rows.map { $0[8] } == sources)
+      #expect(rows.map { $0[1] } == units)
+      #expect(rows.map { $0[9] } == versions)
+      let json = try StepkitRunner.run(
+        ["records", "export.xml", "--type", "heartRate", "--from", "2024-03-02", "--format", "json"],
+        in: directory)
+      #expect(json.exitCode == 0, "\(json.standardError)")
+      #expect(json.standardError == note)
+      let objects = try #require(
+        try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
+      #expect(objects.map { $0["source"] as? String } == sources)
+      #expect(objects.map { $0["unit"] as? String } == units)
+      #expect(objects.map { $0["source_version"] as? String } == versions)
     }
   }
 

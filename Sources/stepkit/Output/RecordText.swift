@@ -271,6 +271,27 @@ struct RecordText: ~Copyable {
     return replaced
   }
 
+  /// Appends `"name":"…",`, `source` inside the quotes as
+  /// ``jsonStringContent(_:)`` writes it, or `"name":null,` for `nil`.
+  ///
+  /// - Returns: How many bytes were replaced by U+FFFD.
+  @inline(__always)
+  mutating func jsonStringMember(_ name: StaticString, _ source: UnsafeBufferPointer<UInt8>?) -> Int {
+    byte(34)
+    ascii(name)
+    ascii("\":")
+    var replaced = 0
+    if let source {
+      byte(34)
+      replaced = jsonStringContent(source)
+      byte(34)
+    } else {
+      ascii("null")
+    }
+    byte(44)
+    return replaced
+  }
+
   /// Appends a `{` or `}`.
   mutating func brace(open: Bool) { byte(open ? 123 : 125) }
 

@@ -22,9 +22,9 @@ struct RecordsOutput: ~Copyable {
   private let to: LocalDate?
   private let emit: (UnsafeBufferPointer<UInt8>) throws -> Void
   private var out = RecordText(capacity: pieceBytes + (1 << 12))
-  /// The CSV text of the last row's type and unit, and of its source and version.
-  private var typeAndUnit = RepeatedCSVFields()
-  private var sourceAndVersion = RepeatedCSVFields()
+  /// The text of the last written row's type and unit, and of its source and version.
+  private var typeAndUnit: RepeatedFields
+  private var sourceAndVersion: RepeatedFields
   /// The last metadata object written to a CSV row (never empty: at least `{}`), and its quoted text.
   private var quotedMetadataSource: [UInt8] = []
   private var quotedMetadata: [UInt8] = []
@@ -49,6 +49,8 @@ struct RecordsOutput: ~Copyable {
     emit: @escaping (UnsafeBufferPointer<UInt8>) throws -> Void
   ) {
     self.format = format
+    typeAndUnit = RepeatedFields(format, names: "type", "unit")
+    sourceAndVersion = RepeatedFields(format, names: "source", "source_version")
     fields = RecordFields(days: days)
     self.from = from
     self.to = to
@@ -205,8 +207,7 @@ struct RecordsOutput: ~Copyable {
   /// Writes `row` as a JSON object; returns how many bytes were replaced by U+FFFD.
   private mutating func jsonRow(_ row: RecordFields.Row) -> Int {
     out.ascii(rows == 0 ? "\n{" : ",\n{")
-    var replaced = jsonString("type", row.type)
-    replaced += jsonString("unit", row.unit)
+    var replaced = typeAndUnit.write(row.type, row.unit, to: &out)
     jsonKey("value")
     if let value = row.number {
       number(value, written: row.valueBytes)
@@ -214,7 +215,7 @@ struct RecordsOutput: ~Copyable {
       out.ascii("null")
     }
     out.ascii(44)
-    replaced += jsonString("value_text", row.valueText)
+    replaced += out.jsonStringMember("value_text", row.valueText)
     // The instants and the day are digits and ASCII punctuation of our own making.
     jsonPlain("start", row.start)
     jsonPlain("end", row.end)
@@ -222,8 +223,7 @@ struct RecordsOutput: ~Copyable {
     out.integer(row.utcOffsetSeconds)
     out.ascii(44)
     jsonPlain("local_date", row.localDate)
-    replaced += jsonString("source", row.source)
-    replaced += jsonString("source_version", row.sourceVersion)
+    replaced += sourceAndVersion.write(row.source, row.sourceVersion, to: &out)
     (row.device ?? noDevice).json.withUnsafeBufferPointer { out.append($0) }
     if let creation = row.creation {
       jsonPlain("creation_date", creation)
@@ -232,7 +232,7 @@ struct RecordsOutput: ~Copyable {
     }
     jsonKey("metadata")
     if let metadata = row.metadata {
-      // Already JSON, made UTF-8 as it was written.
+      // Already JSON, made UTF-8 as it was written: copied as it is, with nothing to escape again.
       out.append(metadata)
     } else {
       out.ascii("null")
@@ -247,22 +247,6 @@ struct RecordsOutput: ~Copyable {
     out.ascii(34)
     out.ascii(name)
     out.ascii("\":")
-  }
-
-  /// Writes `"name":"…",` (`null` for `nil`); returns how many bytes were replaced by U+FFFD.
-  @inline(__always)
-  private mutating func jsonString(_ name: StaticString, _ bytes: UnsafeBufferPointer<UInt8>?) -> Int {
-    jsonKey(name)
-    var replaced = 0
-    if let bytes {
-      out.ascii(34)
-      replaced = out.jsonStringContent(bytes)
-      out.ascii(34)
-    } else {
-      out.ascii("null")
-    }
-    out.ascii(44)
-    return replaced
   }
 
   /// Writes `"name":"…",` for text that needs no escape.
