@@ -211,7 +211,7 @@ struct SQLiteCommand: Subcommand {
       if let note = ExportLoading.invalidNote(written.report.invalid, what: "not written to the database") {
         say(note, export: export, console: console)
       }
-      written.notes.forEach { say($0, export: export, console: console) }
+      for note in written.notes { say(note, export: export, console: console) }
     }
     return written
   }
