@@ -13,18 +13,6 @@ struct ExternalSorterTests {
     var payload: [UInt8]
   }
 
-  /// SplitMix64: the same entries on every run.
-  struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   /// The payloads in the order a stable sort by key gives: the reference.
   static func reference(_ entries: [Entry]) -> [[UInt8]] {
     entries.enumerated().sorted { first, second in

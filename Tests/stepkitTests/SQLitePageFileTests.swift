@@ -22,7 +22,7 @@ import Testing
   /// so overflow pages), shared prefixes and repeats, integers of every
   /// width, integral and fractional reals, and NULLs; rowids ascending with gaps.
   static func rows(count: Int, longest: Int, seed: UInt64) -> [Row] {
-    var random = SplitMix(seed: seed)
+    var random = SeededGenerator(state: seed)
     var rowid: Int64 = 0
     return (0..<count).map { index in
       rowid += Int64(1 + random.next() % 3)
@@ -202,18 +202,5 @@ import Testing
       Array(varint.bytes) == [0x81, 0x00] + [UInt8](repeating: 0xFF, count: 9) + [
         0xFF, 0x7F, 0x81, 0x80, 0x00,
       ])
-  }
-}
-
-/// A small deterministic generator (SplitMix64), so that failures repeat.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
