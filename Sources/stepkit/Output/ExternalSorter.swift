@@ -285,24 +285,12 @@ final class ExternalSorter {
     if wasInOrder {
       try write(UnsafeRawBufferPointer(start: bytes, count: byteCount))
     } else {
-      let gathered = UnsafeMutableRawPointer.allocate(byteCount: Self.writeBuffer, alignment: 8)
-      defer { gathered.deallocate() }
-      var used = 0
-      for index in 0..<heldCount {
-        let entry = bytes + Int(offsets[index])
-        let size = EntryLayout.size(entry)
-        if used + size > Self.writeBuffer {
-          try write(UnsafeRawBufferPointer(start: gathered, count: used))
-          used = 0
-        }
-        if size > Self.writeBuffer {
-          try write(UnsafeRawBufferPointer(start: entry, count: size))
-        } else {
-          (gathered + used).copyMemory(from: entry, byteCount: size)
-          used += size
+      try writeGathered { add throws(OutputFileError) in
+        for index in 0..<heldCount {
+          let entry = bytes + Int(offsets[index])
+          try add(entry, EntryLayout.size(entry))
         }
       }
-      try write(UnsafeRawBufferPointer(start: gathered, count: used))
     }
     let first = EntryLayout.key(bytes + Int(offsets[0]))
     let continues =
@@ -317,6 +305,31 @@ final class ExternalSorter {
     byteCount = 0
     heldCount = 0
     heldInOrder = true
+  }
+
+  /// Writes the entries `produce` hands to its `add` (each an entry's start and size), in
+  /// order, to the end of the temporary file, gathered into writes of up to ``writeBuffer``
+  /// bytes; a larger entry is written on its own.
+  private func writeGathered(
+    _ produce: (_ add: (UnsafeRawPointer, Int) throws(OutputFileError) -> Void) throws(OutputFileError) ->
+      Void
+  ) throws(OutputFileError) {
+    let gathered = UnsafeMutableRawPointer.allocate(byteCount: Self.writeBuffer, alignment: 8)
+    defer { gathered.deallocate() }
+    var used = 0
+    try produce { entry, size throws(OutputFileError) in
+      if used + size > Self.writeBuffer {
+        try write(UnsafeRawBufferPointer(start: gathered, count: used))
+        used = 0
+      }
+      if size > Self.writeBuffer {
+        try write(UnsafeRawBufferPointer(start: entry, count: size))
+      } else {
+        (gathered + used).copyMemory(from: entry, byteCount: size)
+        used += size
+      }
+    }
+    try write(UnsafeRawBufferPointer(start: gathered, count: used))
   }
 
   /// Merges neighbouring runs in groups until no more than `fanIn` are left (or fewer merges in
@@ -339,23 +352,12 @@ final class ExternalSorter {
         continue
       }
       let start = fileEnd
-      let gathered = UnsafeMutableRawPointer.allocate(byteCount: Self.writeBuffer, alignment: 8)
-      defer { gathered.deallocate() }
-      var used = 0
-      try merge(runs[index..<index + size], bufferSize: runBufferSize(runs: size, room: room)) {
-        (entry, size) throws(OutputFileError) in
-        if used + size > Self.writeBuffer {
-          try write(UnsafeRawBufferPointer(start: gathered, count: used))
-          used = 0
-        }
-        if size > Self.writeBuffer {
-          try write(UnsafeRawBufferPointer(start: entry, count: size))
-        } else {
-          (gathered + used).copyMemory(from: entry, byteCount: size)
-          used += size
+      try writeGathered { add throws(OutputFileError) in
+        try merge(runs[index..<index + size], bufferSize: runBufferSize(runs: size, room: room)) {
+          (entry, size) throws(OutputFileError) in
+          try add(entry, size)
         }
       }
-      try write(UnsafeRawBufferPointer(start: gathered, count: used))
       merged.append(start..<fileEnd)
       excess -= size - 1
       index += size
