@@ -123,7 +123,7 @@ struct SQLiteCommand: Subcommand {
       try FileReplacement(replacing: databasePath)
     }
     let scratch = try CommandError.writing { () throws(OutputFileError) in
-      try SQLiteWriter.elementScratch(for: databasePath)
+      try SQLiteWriter(elementScratchFor: databasePath)
     }
     let days = LocalDayFinder(rule: settings.counting.timeZone, dayStart: settings.counting.dayStart)
     let input = ExportLoading.input(for: settings.export, standardInputCopy: settings.standardInputCopy)

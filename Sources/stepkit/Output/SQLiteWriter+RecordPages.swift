@@ -8,12 +8,9 @@ extension SQLiteWriter {
   /// while `records` is written page by page in the real one, which SQLite
   /// cannot open until then. ``copyElements(from:)`` moves the rows over.
   ///
+  /// - Parameter path: The database, as errors name it.
   /// - Throws: ``OutputFileError`` when SQLite cannot make it.
-  static func elementScratch(for path: String) throws(OutputFileError) -> SQLiteWriter {
-    try SQLiteWriter(scratchFor: path)
-  }
-
-  private convenience init(scratchFor path: String) throws(OutputFileError) {
+  convenience init(elementScratchFor path: String) throws(OutputFileError) {
     SQLiteSetup.once
     var handle: OpaquePointer?
     // An empty name: a temporary database on disk, removed on close, its cache bounded.
@@ -54,7 +51,7 @@ extension SQLiteWriter {
   /// Reads `input` once, whole: each record as a row of `records`, written
   /// page by page into `file` (``RecordPages``), which must be empty; each
   /// workout, activity summary and correlation, and the `<Me>`
-  /// characteristics, into `scratch` (``elementScratch(for:)``).
+  /// characteristics, into `scratch` (``init(elementScratchFor:)``).
   ///
   /// - Parameters:
   ///   - days: Decides each row's `local_date`, as for the samples.
@@ -67,17 +64,9 @@ extension SQLiteWriter {
     threads: Int = 1
   ) throws -> WholeExportWrite {
     let rows = try RecordPages(path: file.temporaryPath, name: file.path, days: days)
-    let elements = try ElementRows(scratch, export: nil, days: days)
-    let report = try ExportReader.forEachElement(in: input, threads: threads) { element in
-      switch element {
-      case .record(let record): try rows.insert(record)
-      case .workout, .activitySummary, .correlation: try elements.insert(element)
-      }
-    }
-    try elements.insert(report.info.me)
+    let written = try readWholeExport(
+      input, rows: rows, elements: ElementRows(scratch, export: nil, days: days), threads: threads)
     try rows.finish()
-    return WholeExportWrite(
-      report: report, types: rows.types, recordsWithInvalidUTF8: rows.recordsWithInvalidUTF8,
-      recordsWithRepeatedKeys: rows.recordsWithRepeatedKeys)
+    return written
   }
 }

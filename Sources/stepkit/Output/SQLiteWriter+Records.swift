@@ -44,8 +44,18 @@ extension SQLiteWriter {
   func writeRecords(from input: ExportInput, export: String?, days: LocalDayFinder, threads: Int = 1) throws
     -> WholeExportWrite
   {
-    let rows = try RecordRows(self, export: export, days: days)
-    let elements = try ElementRows(self, export: export, days: days)
+    try Self.readWholeExport(
+      input, rows: RecordRows(self, export: export, days: days),
+      elements: ElementRows(self, export: export, days: days), threads: threads)
+  }
+
+  /// Reads `input` whole, handing each record to `rows` and each workout,
+  /// activity summary, correlation and the `<Me>` characteristics to
+  /// `elements`: the one read behind ``writeRecords(from:export:days:threads:)``
+  /// and ``writeRecordPages(from:into:scratch:days:threads:)``.
+  static func readWholeExport(
+    _ input: ExportInput, rows: some RecordRowWriter, elements: ElementRows, threads: Int
+  ) throws -> WholeExportWrite {
     let report = try ExportReader.forEachElement(in: input, threads: threads) { element in
       switch element {
       case .record(let record): try rows.insert(record)
@@ -57,6 +67,19 @@ extension SQLiteWriter {
       report: report, types: rows.types, recordsWithInvalidUTF8: rows.recordsWithInvalidUTF8,
       recordsWithRepeatedKeys: rows.recordsWithRepeatedKeys)
   }
+}
+
+/// Writes each record of the whole export as a row of `records`: through
+/// SQLite's inserts (``RecordRows``) or as pages of a new file (``RecordPages``).
+protocol RecordRowWriter: AnyObject {
+  /// Writes `record` as the next row.
+  func insert(_ record: RawRecord) throws(OutputFileError)
+  /// Every `type` written, each once, as the export spells it.
+  var types: [[UInt8]] { get }
+  /// Records that held bytes that are not UTF-8, written with U+FFFD in their place.
+  var recordsWithInvalidUTF8: Int { get }
+  /// Records that named a metadata key twice, written with the first value.
+  var recordsWithRepeatedKeys: Int { get }
 }
 
 /// What ``SQLiteWriter/writeRecords(from:export:days:threads:)`` read and wrote.
@@ -109,7 +132,7 @@ struct WholeExportWrite {
 ///
 /// Used on one thread, row after row, so its stored properties go without
 /// dynamic exclusivity checks (three a row, 2 % of the writing thread).
-final class RecordRows {
+final class RecordRows: RecordRowWriter {
   private let writer: SQLiteWriter
   private let insert: OpaquePointer?
   /// 1 in a cohort database, where column 2 is the export id.

@@ -79,7 +79,7 @@ final class SQLiteWriter {
     }
   }
 
-  /// Wraps an open temporary database (``elementScratch(for:)``); errors name `path`.
+  /// Wraps an open temporary database (``init(elementScratchFor:)``); errors name `path`.
   init(scratch database: OpaquePointer?, path: String) {
     file = nil
     self.path = path

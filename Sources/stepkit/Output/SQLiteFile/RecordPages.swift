@@ -13,7 +13,7 @@ import StepKitCore
 ///
 /// Used on one thread, row after row, so its stored properties go without
 /// dynamic exclusivity checks.
-final class RecordPages {
+final class RecordPages: RecordRowWriter {
   private let file: SQLitePageFile
   private let table: SQLiteTableTree
   /// Entries of `records_by_type (type, start)` and `records_by_local_date (local_date)`.
@@ -29,7 +29,7 @@ final class RecordPages {
   @exclusivity(unchecked) private var known: [KnownType] = []
   @exclusivity(unchecked) private var nextRowid: Int64 = 1
   /// Every `type` written, each once, as the export spells it.
-  @exclusivity(unchecked) private(set) var types: [[UInt8]] = []
+  var types: [[UInt8]] { known.map(\.spelled) }
   /// Records that held bytes that are not UTF-8, written with U+FFFD in their place.
   @exclusivity(unchecked) private(set) var recordsWithInvalidUTF8 = 0
   /// Records that named a metadata key twice; the first value is in `metadata`.
@@ -178,7 +178,6 @@ final class RecordPages {
     } else {
       known.append(KnownType(type))
       known.swapAt(0, known.count - 1)
-      types.append(Array(type))
     }
   }
 

@@ -7,8 +7,7 @@ final class SQLiteTableTree {
   private let page: UnsafeMutableRawPointer
   @exclusivity(unchecked) private var leaf: SQLitePage.Builder
   @exclusivity(unchecked) private var lastRowid: Int64 = .min
-  @exclusivity(unchecked) private var leavesWritten = 0
-  /// Interior levels, from the leaves' parents up.
+  /// Interior levels, from the leaves' parents up (none until a leaf is written).
   @exclusivity(unchecked) private var levels: [InteriorLevel] = []
   /// The leaf cell being made; interior cells are made in ``interiorCell``.
   @exclusivity(unchecked) private var cell = ByteBuffer()
@@ -40,7 +39,6 @@ final class SQLiteTableTree {
   private func writeLeaf() throws(OutputFileError) {
     leaf.close()
     let number = try file.append(page)
-    leavesWritten += 1
     try add(InteriorLevel.Entry(child: number, key: lastRowid), level: 0)
     leaf = SQLitePage.Builder(page: page, size: file.pageSize, kind: .tableLeaf)
   }
@@ -67,16 +65,15 @@ final class SQLiteTableTree {
   /// Writes what is left, level by level; returns the root page's number
   /// (a lone leaf, empty for a table without rows, or the top interior page).
   func finish() throws(OutputFileError) -> UInt32 {
-    if leavesWritten == 0 {
+    if levels.isEmpty {
       leaf.close()
       return try file.append(page)
     }
     try writeLeaf()
     var level = 0
     while true {
-      if levels[level].received == 1, level + 1 == levels.count || levels[level + 1].received == 0 {
-        return levels[level].onlyChild
-      }
+      // A level given one child never filled a page, so nothing is above it.
+      if levels[level].received == 1 { return levels[level].onlyChild }
       let pages = levels[level].finish()
       for entries in pages { try write(entries, level: level) }
       level += 1
@@ -121,8 +118,7 @@ final class SQLiteTableTree {
         }
       }
       current.append(entry)
-      if ready != nil, current.count >= 1 { return ready }
-      return nil
+      return ready
     }
 
     /// The pages left to write, in order: a current page of one child takes the held page's last.
