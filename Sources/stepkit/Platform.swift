@@ -1,4 +1,6 @@
 // The few libc calls the command makes, in one place.
+import CSQLite  // stepkit_start_writeback: sync_file_range, which Glibc's module leaves out
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -127,6 +129,13 @@ enum Platform {
       done += written
     }
     return nil
+  }
+
+  /// Starts writing `count` bytes of the file from `offset` to disk and returns at once (Linux;
+  /// elsewhere nothing), so that a later `fsync` finds them written. A failure is ignored: it
+  /// changes only how long the `fsync` takes.
+  static func startWriteback(_ descriptor: Int32, from offset: Int64, count: Int64) {
+    _ = stepkit_start_writeback(descriptor, offset, count)
   }
 
   /// The locale messages should use: the first of `LC_ALL`, `LC_MESSAGES` and

@@ -17,6 +17,11 @@ final class SQLitePageFile {
   @exclusivity(unchecked) private var buffered = 0
   /// The pages in the file, page 1 counted.
   @exclusivity(unchecked) private(set) var pageCount: UInt32 = 1
+  /// Where the bytes written but not yet handed to ``Platform/startWriteback(_:from:count:)``
+  /// start: page 2 at first (page 1 is written last).
+  @exclusivity(unchecked) private var writebackStart: Int64
+  /// Bytes handed to the disk's writeback at a time.
+  private static let writebackBytes: Int64 = 8 << 20
 
   /// Opens `file`, an empty file, for writing.
   ///
@@ -32,6 +37,7 @@ final class SQLitePageFile {
     case .failure(let error): throw OutputFileError(path: path, message: error.description)
     }
     buffer = .allocate(byteCount: pageSize * bufferPages, alignment: 64)
+    writebackStart = Int64(pageSize)
   }
 
   deinit {
@@ -63,6 +69,13 @@ final class SQLitePageFile {
       throw OutputFileError(path: path, message: Platform.FileError(error).description)
     }
     buffered = 0
+    // The file is flushed to disk before it replaces the target: written out a piece at a time
+    // while the rest is made, it leaves the flush little to wait for.
+    let end = Int64(pageCount) * Int64(pageSize)
+    if end - writebackStart >= Self.writebackBytes {
+      Platform.startWriteback(descriptor, from: writebackStart, count: end - writebackStart)
+      writebackStart = end
+    }
   }
 
   /// Writes the payload bytes after the first `local` as a chain of overflow
