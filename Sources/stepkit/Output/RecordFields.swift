@@ -42,8 +42,11 @@ struct RecordFields: ~Copyable {
     var source: UnsafeBufferPointer<UInt8>?
     /// `sourceVersion`.
     var sourceVersion: UnsafeBufferPointer<UInt8>?
-    /// The device's name, manufacturer, model, hardware and software; `nil` without a device.
-    var device: DeviceFields?
+    /// The device's name, manufacturer, model, hardware and software; `nil`
+    /// without a device. Unretained: the ``RecordFields`` that made the row
+    /// keeps every device's fields for its life, and a row that compares its
+    /// device with the last row's (`toOpaque()`) costs no retain and release.
+    var device: Unmanaged<DeviceFields>?
     /// The creation date in UTC, when the record has one.
     var creation: UnsafeBufferPointer<UInt8>?
     /// The metadata entries and iOS 8's metadata attributes as one JSON
@@ -115,6 +118,10 @@ struct RecordFields: ~Copyable {
   private var metadataOthers = 0
   private var recentDevices: [(key: [UInt8], fields: DeviceFields)] = []
   private var devices: [[UInt8]: DeviceFields] = [:]
+  /// The last record's device description (less the object address) and its fields: most
+  /// records have the device of the record before.
+  private var lastDeviceKey = ByteBuffer(capacity: 256)
+  private var lastDevice: Unmanaged<DeviceFields>?
 
   /// Fields whose `local_date` `days` decides.
   init(days: LocalDayFinder) { self.days = days }
@@ -137,7 +144,7 @@ struct RecordFields: ~Copyable {
     }
     if !metadataIsUnchanged(record) { metadata = metadataObject(record) }
     let (metadata, replaced, repeated) = self.metadata
-    var device: DeviceFields?
+    var device: Unmanaged<DeviceFields>?
     if let description = record.bytes(.device) { device = fields(of: description) }
     return Row(
       type: record.bytes(.type), unit: record.bytes(.unit), number: record.numericValue,
@@ -257,7 +264,7 @@ struct RecordFields: ~Copyable {
   }
 
   /// The fields of the device `description` describes, parsed once per device.
-  private mutating func fields(of description: UnsafeBufferPointer<UInt8>) -> DeviceFields {
+  private mutating func fields(of description: UnsafeBufferPointer<UInt8>) -> Unmanaged<DeviceFields> {
     // `<<HKDevice: 0x…>, name:…>`: what follows the first `>` names the device.
     let key: UnsafeBufferPointer<UInt8>
     if let close = description.firstIndex(of: UInt8(ascii: ">")) {
@@ -265,6 +272,25 @@ struct RecordFields: ~Copyable {
     } else {
       key = description
     }
+    if let lastDevice, lastDeviceKey.count == key.count,
+      key.isEmpty || memcmp(lastDeviceKey.base, key.baseAddress!, key.count) == 0
+    {
+      return lastDevice
+    }
+    let fields = Unmanaged.passUnretained(knownFields(of: description, key: key))
+    lastDeviceKey.removeAll()
+    lastDeviceKey.append(key)
+    lastDevice = fields
+    return fields
+  }
+
+  /// The fields of the device `description` (whose name part is `key`),
+  /// from the few devices met last, the run's devices, or parsed anew.
+  private mutating func knownFields(
+    of description: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>
+  )
+    -> DeviceFields
+  {
     for (index, entry) in recentDevices.enumerated()
     where entry.key.withUnsafeBufferPointer({ Self.equal($0, key) }) {
       if index > 0 { recentDevices.swapAt(index, 0) }

@@ -165,7 +165,7 @@ struct RecordsOutput: ~Copyable {
     out.ascii(44)
     plainField(row.localDate)
     replaced += sourceAndVersion.write(row.source, row.sourceVersion, to: &out)
-    (row.device ?? noDevice).csv.withUnsafeBufferPointer { out.append($0) }
+    (row.device?.takeUnretainedValue() ?? noDevice).csv.withUnsafeBufferPointer { out.append($0) }
     if let creation = row.creation { out.append(creation) }
     out.ascii(44)
     // Made UTF-8 already, and never without a `"`; quoted once while rows repeat it (compared
@@ -224,7 +224,7 @@ struct RecordsOutput: ~Copyable {
     out.ascii(44)
     jsonPlain("local_date", row.localDate)
     replaced += sourceAndVersion.write(row.source, row.sourceVersion, to: &out)
-    (row.device ?? noDevice).json.withUnsafeBufferPointer { out.append($0) }
+    (row.device?.takeUnretainedValue() ?? noDevice).json.withUnsafeBufferPointer { out.append($0) }
     if let creation = row.creation {
       jsonPlain("creation_date", creation)
     } else {

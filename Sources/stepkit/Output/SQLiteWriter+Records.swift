@@ -279,7 +279,7 @@ final class RecordRows: RecordRowWriter {
     bind(first + 9, row.localDate, checked: true)
     bindRepeated(first + 10, row.source)
     bindRepeated(first + 11, row.sourceVersion)
-    bindDevice(row.device)
+    bindDevice(row.device?.takeUnretainedValue())
     bind(first + 17, row.creation, checked: true)
     // Made UTF-8 as it was written (``RecordText/jsonStringContent(_:)``).
     bind(first + 18, row.metadata, checked: true)

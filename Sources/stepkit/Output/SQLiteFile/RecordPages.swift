@@ -27,9 +27,16 @@ final class RecordPages: RecordRowWriter {
   /// it, as written (made UTF-8), and its sort key's prefix. An export
   /// written in time order interleaves a few types, row after row.
   @exclusivity(unchecked) private var known: [KnownType] = []
+  /// `known[0]`'s bytes, read without a retain and release each row.
+  @exclusivity(unchecked) private var current = KnownType.Bytes()
+  /// The last row's device (``RecordFields/Row/device``), and its five
+  /// columns as the record format has them: serial types, then values.
+  @exclusivity(unchecked) private var device: UnsafeMutableRawPointer?
+  @exclusivity(unchecked) private var deviceTypes = ByteBuffer(capacity: 16)
+  @exclusivity(unchecked) private var deviceValues = ByteBuffer(capacity: 256)
   @exclusivity(unchecked) private var nextRowid: Int64 = 1
   /// Every `type` written, each once, as the export spells it.
-  var types: [[UInt8]] { known.map(\.spelled) }
+  var types: [[UInt8]] { known.map { Array($0.bytes.spelled) } }
   /// Records that held bytes that are not UTF-8, written with U+FFFD in their place.
   @exclusivity(unchecked) private(set) var recordsWithInvalidUTF8 = 0
   /// Records that named a metadata key twice; the first value is in `metadata`.
@@ -89,9 +96,9 @@ final class RecordPages: RecordRowWriter {
       // What SQLite answers for the row (a record without a type never gets this far).
       throw OutputFileError(path: file.path, message: "NOT NULL constraint failed: records.type")
     }
-    if known.isEmpty || !RecordFields.same(type, known[0].spelled) { find(type) }
-    if known[0].replaced { replacedUTF8 = true }
-    known[0].text.withUnsafeBufferPointer { row.text($0) }
+    if known.isEmpty || !RecordFields.equal(type, current.spelled) { find(type) }
+    if current.replaced { replacedUTF8 = true }
+    row.text(current.text)
     text(fields.unit)
     if let number = fields.number {
       row.real(number)
@@ -106,13 +113,9 @@ final class RecordPages: RecordRowWriter {
     row.text(fields.localDate)
     text(fields.source)
     text(fields.sourceVersion)
-    if let device = fields.device {
-      for value in device.values {
-        if let value { value.withUnsafeBufferPointer { row.text($0) } } else { row.null() }
-      }
-    } else {
-      for _ in 0..<5 { row.null() }
-    }
+    let rowDevice = fields.device?.toOpaque()
+    if rowDevice != device || deviceTypes.count == 0 { encodeDevice(fields.device) }
+    row.encoded(types: deviceTypes.bytes, values: deviceValues.bytes)
     row.text(fields.creation)
     row.text(fields.metadata)
     row.finish()
@@ -122,12 +125,12 @@ final class RecordPages: RecordRowWriter {
 
     // records_by_type: (type, start, rowid), sorted on the type's key and the start.
     entry.reset()
-    known[0].text.withUnsafeBufferPointer { entry.text($0) }
+    entry.text(current.text)
     entry.text(fields.start)
     entry.integer(rowid)
     entry.finish()
     key.removeAll()
-    known[0].key.withUnsafeBytes { key.append($0) }
+    key.append(current.key)
     key.append(fields.start)
     try sort(into: byType)
     // records_by_local_date: (local_date, rowid).
@@ -148,17 +151,20 @@ final class RecordPages: RecordRowWriter {
   /// A record type as the export spells it, as it is written, and the
   /// prefix of its sort key, which orders as SQLite's `BINARY` collation does
   /// when followed by the start: each byte 0 or 1 escaped (as 1 1 and 1 2), then a 0.
-  private struct KnownType {
-    var spelled: [UInt8]
-    var text: [UInt8]
-    var key: [UInt8]
-    var replaced: Bool
+  private final class KnownType {
+    /// The three, in memory of the type's own for the run.
+    struct Bytes {
+      var spelled = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+      var text = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+      var key = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+      var replaced = false
+    }
+    let bytes: Bytes
 
     init(_ type: UnsafeBufferPointer<UInt8>) {
-      spelled = Array(type)
-      replaced = !UTF8Check.isValid(type)
-      text = replaced ? UTF8Check.repaired(type) : spelled
-      key = []
+      let replaced = !UTF8Check.isValid(type)
+      let text = replaced ? UTF8Check.repaired(type) : Array(type)
+      var key: [UInt8] = []
       for byte in text {
         if byte < 2 {
           key.append(1)
@@ -168,16 +174,49 @@ final class RecordPages: RecordRowWriter {
         }
       }
       key.append(0)
+      func kept(_ bytes: some Collection<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        let memory = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+        _ = memory.initialize(from: bytes)
+        return UnsafeBufferPointer(rebasing: memory[..<bytes.count])
+      }
+      bytes = Bytes(spelled: kept(type), text: kept(text), key: kept(key), replaced: replaced)
+    }
+
+    deinit {
+      for part in [bytes.spelled, bytes.text, bytes.key] {
+        UnsafeMutablePointer(mutating: part.baseAddress)?.deallocate()
+      }
     }
   }
 
   /// Moves `type` to the front of ``known``, adding it when it is new.
   private func find(_ type: UnsafeBufferPointer<UInt8>) {
-    if let index = known.firstIndex(where: { RecordFields.same(type, $0.spelled) }) {
+    if let index = known.firstIndex(where: { RecordFields.equal(type, $0.bytes.spelled) }) {
       known.swapAt(0, index)
     } else {
       known.append(KnownType(type))
       known.swapAt(0, known.count - 1)
+    }
+    current = known[0].bytes
+  }
+
+  /// Makes ``deviceTypes`` and ``deviceValues`` those of `fields`, the row's device.
+  private func encodeDevice(_ fields: Unmanaged<RecordFields.DeviceFields>?) {
+    device = fields?.toOpaque()
+    var columns = SQLiteRecordEncoder()
+    if let fields = fields?.takeUnretainedValue() {
+      // Each field its own UTF-8 (``RecordFields/DeviceFields``).
+      for value in fields.values {
+        if let value { value.withUnsafeBufferPointer { columns.text($0) } } else { columns.null() }
+      }
+    } else {
+      for _ in 0..<5 { columns.null() }
+    }
+    deviceTypes.removeAll()
+    deviceValues.removeAll()
+    columns.parts { types, values in
+      deviceTypes.append(types)
+      deviceValues.append(values)
     }
   }
 

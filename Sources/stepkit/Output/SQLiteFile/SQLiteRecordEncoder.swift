@@ -65,6 +65,17 @@ struct SQLiteRecordEncoder: ~Copyable {
     if let bytes { text(bytes) } else { null() }
   }
 
+  /// Columns encoded before (``parts(_:)`` of another encoder): their serial types, then their values.
+  mutating func encoded(types: UnsafeRawBufferPointer, values: UnsafeRawBufferPointer) {
+    header.append(types)
+    body.append(values)
+  }
+
+  /// Calls `body` with the serial types and the values of the columns so far, unjoined.
+  func parts(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {
+    body(header.bytes, self.body.bytes)
+  }
+
   /// Joins header and body into ``bytes``.
   mutating func finish() {
     record.removeAll()
