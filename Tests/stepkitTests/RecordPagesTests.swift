@@ -3,13 +3,14 @@ import Testing
 
 @testable import stepkit
 
-/// `records` of a single export is written page by page (``RecordPages``);
-/// a cohort's goes through SQLite's own inserts (``RecordRows``). The same
+/// `records` and `samples` of a single export are written page by page
+/// (``RecordPages``, ``SamplePages``); a cohort's go through SQLite's own
+/// inserts (``RecordRows``, ``SQLiteWriter/write(_:log:export:rule:)``). The same
 /// export written both ways must read back the same through SQLite, value
 /// for value and storage class for storage class, and pass
 /// `PRAGMA integrity_check`, which also checks that each index holds exactly
 /// the table's rows in SQLite's order.
-@Suite("records written page by page, as SQLite writes them")
+@Suite("records and samples written page by page, as SQLite writes them")
 struct RecordPagesTests {
   /// Every column of `records` but `id` and `export`: its bytes in hex (text
   /// as stored, not as Swift would repair it), its value and its storage class.
@@ -95,6 +96,33 @@ struct RecordPagesTests {
           inserts, "SELECT id FROM records WHERE export = 'a' ORDER BY \(order), id")
         #expect(byPages == byInserts, "\(index)")
       }
+      // `samples` is written page by page too (``SamplePages``).
+      let sampleColumns = Self.sampleColumns.map { "hex(\($0)), quote(\($0)), typeof(\($0))" }.joined(
+        separator: ", ")
+      let samples = try query(pages, "SELECT id, \(sampleColumns) FROM samples ORDER BY id")
+      let insertedSamples = try query(
+        inserts, "SELECT id, \(sampleColumns) FROM samples WHERE export = 'a' ORDER BY id")
+      #expect(samples.count == insertedSamples.count)
+      let wrongSample = zip(samples, insertedSamples).enumerated().first { $0.element.0 != $0.element.1 }
+      #expect(
+        wrongSample == nil,
+        "sample \(wrongSample?.offset ?? 0): \(wrongSample?.element.0 ?? []) against \(wrongSample?.element.1 ?? [])"
+      )
+      for (index, order) in [
+        ("samples_by_start", "kind, start"), ("samples_by_local_date", "local_date"),
+        ("samples_by_source", "source, kind"),
+      ] {
+        let byPages = try query(pages, "SELECT id FROM samples INDEXED BY \(index) ORDER BY \(order), id")
+        let byInserts = try query(
+          inserts, "SELECT id FROM samples WHERE export = 'a' ORDER BY \(order), id")
+        #expect(byPages == byInserts, "\(index)")
+      }
     }
   }
+
+  /// Every column of `samples` but `id` and `export`.
+  static let sampleColumns = [
+    "kind", "start", "end", "utc_offset", "local_date", "value", "source", "device_model", "user_entered",
+    "counted",
+  ]
 }

@@ -117,8 +117,9 @@ struct SQLiteCommand: Subcommand {
     if settings.export == "-" { settings.standardInputCopy = try Self.copyStandardInput() }
     defer { if let copy = settings.standardInputCopy { Platform.removeFile(copy) } }
     let (log, tally) = try ExportLoading.count(settings, console: console)
-    // `records` is written page by page into the new file first; SQLite opens it afterwards
-    // and adds the other tables, the whole export's workouts and the like from a scratch database.
+    // `records` and `samples` are written page by page into the new file first; SQLite opens it
+    // afterwards and adds the other tables, the whole export's workouts and the like from a
+    // scratch database.
     let file = try CommandError.writing { () throws(OutputFileError) in
       try FileReplacement(replacing: databasePath)
     }
@@ -129,10 +130,10 @@ struct SQLiteCommand: Subcommand {
     let input = ExportLoading.input(for: settings.export, standardInputCopy: settings.standardInputCopy)
     let written = try readWhole(settings.export, export: nil, console: console) {
       try SQLiteWriter.writeRecordPages(
-        from: input, into: file, scratch: scratch, days: days, threads: settings.jobs)
+        from: input, into: file, scratch: scratch, days: days, samples: (tally, log), threads: settings.jobs)
     }
     let writer = try CommandError.writing { () throws(OutputFileError) in
-      try SQLiteWriter(file, settings: databaseSettings, recordsWritten: true)
+      try SQLiteWriter(file, settings: databaseSettings, recordsWritten: true, samplesWritten: true)
     }
     try CommandError.writing { () throws(OutputFileError) in
       try writer.write(tally, log: log, rule: settings.validDay)

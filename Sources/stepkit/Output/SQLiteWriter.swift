@@ -20,6 +20,8 @@ final class SQLiteWriter {
   let isCohort: Bool
   /// Whether `records` and its indexes were written page by page before SQLite opened the file.
   private let recordsWritten: Bool
+  /// Whether `samples` and its indexes were, too.
+  private let samplesWritten: Bool
   private var nextSampleID: Int64 = 1
 
   /// SQLite copies bound text at once (`SQLITE_TRANSIENT`).
@@ -48,15 +50,18 @@ final class SQLiteWriter {
   ///   - cohort: Whether the database holds several exports.
   ///   - settings: The `settings` rows.
   ///   - recordsWritten: `records` is in the file already.
+  ///   - samplesWritten: `samples` is too (``SamplePages``): ``write(_:log:export:rule:)``
+  ///     then writes the days, the summary and the sources only.
   /// - Throws: ``OutputFileError`` when the database cannot be opened or its tables made.
   init(
     _ file: FileReplacement, cohort: Bool = false, settings: [(String, String)] = [],
-    recordsWritten: Bool = false
+    recordsWritten: Bool = false, samplesWritten: Bool = false
   ) throws(OutputFileError) {
     self.file = file
     path = file.path
     isCohort = cohort
     self.recordsWritten = recordsWritten
+    self.samplesWritten = samplesWritten
     SQLiteSetup.once
     var handle: OpaquePointer?
     // Used from one thread only (a cohort's exports are delivered in turn on the calling
@@ -68,7 +73,7 @@ final class SQLiteWriter {
       let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
       throw OutputFileError(path: path, message: message)
     }
-    try execute(Self.schema(cohort: cohort, records: !recordsWritten))
+    try execute(Self.schema(cohort: cohort, records: !recordsWritten, samples: !samplesWritten))
     try execute("BEGIN")
     let insert = try prepare("INSERT INTO settings VALUES (?, ?)")
     defer { sqlite3_finalize(insert) }
@@ -86,6 +91,7 @@ final class SQLiteWriter {
     self.database = database
     isCohort = false
     recordsWritten = false
+    samplesWritten = false
   }
 
   /// Opens an existing cohort database to update in place.
@@ -95,6 +101,7 @@ final class SQLiteWriter {
     self.database = database
     isCohort = true
     recordsWritten = false
+    samplesWritten = false
     // A rollback journal, synced: a transaction is all or nothing, even across a crash.
     try execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")
   }
@@ -108,7 +115,7 @@ final class SQLiteWriter {
   }
 
   /// The tables; with `cohort`, every table but `exports` starts with the export id.
-  static func schema(cohort: Bool, records: Bool = true) -> String {
+  static func schema(cohort: Bool, records: Bool = true, samples: Bool = true) -> String {
     let export = cohort ? "\n  export TEXT NOT NULL REFERENCES exports (export)," : ""
     var sql = """
       PRAGMA page_size = 16384;
@@ -181,34 +188,47 @@ final class SQLiteWriter {
         first_start TEXT,
         last_end TEXT\(cohort ? ",\n  PRIMARY KEY (export, rank),\n  UNIQUE (export, name)" : "")
       );
-      CREATE TABLE samples (
-        id INTEGER PRIMARY KEY,\(export)
-        kind TEXT NOT NULL,
-        start TEXT NOT NULL,
-        end TEXT NOT NULL,
-        utc_offset INTEGER NOT NULL,
-        local_date TEXT NOT NULL,
-        value REAL NOT NULL,
-        source TEXT NOT NULL,
-        device_model TEXT,
-        user_entered INTEGER NOT NULL,
-        counted REAL NOT NULL
-      );
-
       """
-    return sql + (records ? recordsTable(cohort: cohort) + "\n" : "") + elementTables(cohort: cohort)
+    return sql + (samples ? samplesTable(cohort: cohort) : "")
+      + (records ? recordsTable(cohort: cohort) + "\n" : "") + elementTables(cohort: cohort)
       + dailyTotalsTable(cohort: cohort)
   }
 
-  /// The sample indexes, made once every row is in; a cohort's lead with the export id.
-  static func indexes(cohort: Bool, records: Bool = true) -> String {
+  /// The `samples` table; with `cohort`, its rows carry the export id.
+  static func samplesTable(cohort: Bool) -> String {
+    """
+    CREATE TABLE samples (
+      id INTEGER PRIMARY KEY,\(cohort ? "\n  export TEXT NOT NULL REFERENCES exports (export)," : "")
+      kind TEXT NOT NULL,
+      start TEXT NOT NULL,
+      end TEXT NOT NULL,
+      utc_offset INTEGER NOT NULL,
+      local_date TEXT NOT NULL,
+      value REAL NOT NULL,
+      source TEXT NOT NULL,
+      device_model TEXT,
+      user_entered INTEGER NOT NULL,
+      counted REAL NOT NULL
+    );
+
+    """
+  }
+
+  /// The indexes, made once every row is in; a cohort's lead with the export id.
+  static func indexes(cohort: Bool, records: Bool = true, samples: Bool = true) -> String {
+    (samples ? sampleIndexes(cohort: cohort) : "") + (records ? recordIndexes(cohort: cohort) : "")
+      + elementIndexes(cohort: cohort) + dailyTotalsIndexes(cohort: cohort)
+  }
+
+  /// The indexes of `samples`, a statement a line.
+  static func sampleIndexes(cohort: Bool) -> String {
     let export = cohort ? "export, " : ""
     return """
       CREATE INDEX samples_by_start ON samples (\(export)kind, start);
       CREATE INDEX samples_by_local_date ON samples (\(export)local_date);
       CREATE INDEX samples_by_source ON samples (\(export)source, kind);
-      """ + (records ? recordIndexes(cohort: cohort) : "") + elementIndexes(cohort: cohort)
-        + dailyTotalsIndexes(cohort: cohort)
+
+      """
   }
 
   /// Records one export of a cohort in the `exports` table.
@@ -255,7 +275,7 @@ final class SQLiteWriter {
       try close()
       return []
     }
-    try execute(Self.indexes(cohort: isCohort, records: !recordsWritten))
+    try execute(Self.indexes(cohort: isCohort, records: !recordsWritten, samples: !samplesWritten))
     try execute("COMMIT")
     let status = sqlite3_close(database)
     database = nil
@@ -338,6 +358,7 @@ final class SQLiteWriter {
       bind(sourceInsert, first + 14, row.lastEnd.map(TextFormatting.isoUTC))
       try step(sourceInsert)
     }
+    guard !samplesWritten else { return }
     let sampleInsert = try prepare("INSERT INTO samples VALUES (\(Self.placeholders(11 + first)))")
     defer { sqlite3_finalize(sampleInsert) }
     if isCohort { bind(sampleInsert, 2, export) }

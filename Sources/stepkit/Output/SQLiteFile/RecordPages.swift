@@ -19,6 +19,8 @@ final class RecordPages: RecordRowWriter {
   /// Entries of `records_by_type (type, start)` and `records_by_local_date (local_date)`.
   private let byType: ExternalSorter
   private let byDate: ExternalSorter
+  /// Where the sorts' temporary files go: the database's directory.
+  private let directory: String
   @exclusivity(unchecked) private var fields: RecordFields
   @exclusivity(unchecked) private var row = SQLiteRecordEncoder()
   @exclusivity(unchecked) private var entry = SQLiteRecordEncoder()
@@ -68,7 +70,7 @@ final class RecordPages: RecordRowWriter {
   init(path: String, name: String, days: LocalDayFinder, sortMemory: Int = 6 << 20) throws(OutputFileError) {
     file = try SQLitePageFile(path: path, name: name)
     table = SQLiteTableTree(file: file)
-    let directory = FileReplacement.directory(of: path)
+    directory = FileReplacement.directory(of: path)
     byType = ExternalSorter(memoryBudget: sortMemory, directory: directory)
     byDate = ExternalSorter(memoryBudget: sortMemory / 2, directory: directory)
     fields = RecordFields(days: days)
@@ -149,8 +151,7 @@ final class RecordPages: RecordRowWriter {
   }
 
   /// A record type as the export spells it, as it is written, and the
-  /// prefix of its sort key, which orders as SQLite's `BINARY` collation does
-  /// when followed by the start: each byte 0 or 1 escaped (as 1 1 and 1 2), then a 0.
+  /// prefix of its sort key (``SQLiteIndexKey``), which the start follows.
   private final class KnownType {
     /// The three, in memory of the type's own for the run.
     struct Bytes {
@@ -164,22 +165,16 @@ final class RecordPages: RecordRowWriter {
     init(_ type: UnsafeBufferPointer<UInt8>) {
       let replaced = !UTF8Check.isValid(type)
       let text = replaced ? UTF8Check.repaired(type) : Array(type)
-      var key: [UInt8] = []
-      for byte in text {
-        if byte < 2 {
-          key.append(1)
-          key.append(byte + 1)
-        } else {
-          key.append(byte)
-        }
-      }
-      key.append(0)
+      var key = ByteBuffer()
+      text.withUnsafeBufferPointer { SQLiteIndexKey.append($0, to: &key, last: false) }
       func kept(_ bytes: some Collection<UInt8>) -> UnsafeBufferPointer<UInt8> {
         let memory = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         _ = memory.initialize(from: bytes)
         return UnsafeBufferPointer(rebasing: memory[..<bytes.count])
       }
-      bytes = Bytes(spelled: kept(type), text: kept(text), key: kept(key), replaced: replaced)
+      bytes = Bytes(
+        spelled: kept(type), text: kept(text), key: kept(key.bytes.assumingMemoryBound(to: UInt8.self)),
+        replaced: replaced)
     }
 
     deinit {
@@ -221,10 +216,12 @@ final class RecordPages: RecordRowWriter {
   }
 
   /// Writes the indexes and the schema: the file is then a database holding
-  /// `records` and its indexes, for SQLite to open and add to.
+  /// `records` and its indexes, and `samples` and its indexes when `samples`
+  /// gives them (``SamplePages``), for SQLite to open and add to.
   ///
-  /// - Throws: ``OutputFileError`` when a page or the sort's temporary file cannot be written.
-  func finish() throws(OutputFileError) {
+  /// - Parameter samples: A tally made with ``CountingOptions/recordsCountedValues`` and its log.
+  /// - Throws: ``OutputFileError`` when a page or a sort's temporary file cannot be written.
+  func finish(samples: (tally: Tally, log: SampleLog)? = nil) throws(OutputFileError) {
     let tableRoot = try table.finish()
     var roots = [tableRoot]
     for sorter in [byType, byDate] {
@@ -232,7 +229,11 @@ final class RecordPages: RecordRowWriter {
       try sorter.finish { payload throws(OutputFileError) in try index.append(payload) }
       roots.append(try index.finish())
     }
-    try file.finish(
-      schema: zip(Self.schema, roots).map { ($0.type, $0.name, "records", $1, $0.sql) })
+    var schema = zip(Self.schema, roots).map { ($0.type, $0.name, "records", $1, $0.sql) }
+    if let samples {
+      var pages = SamplePages(file: file, directory: directory)
+      schema += try pages.write(samples.tally, log: samples.log)
+    }
+    try file.finish(schema: schema)
   }
 }
