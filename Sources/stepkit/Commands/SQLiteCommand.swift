@@ -119,7 +119,7 @@ struct SQLiteCommand: Subcommand {
     let (log, tally) = try ExportLoading.count(settings, console: console)
     // `records` and `samples` are written page by page into the new file first; SQLite opens it
     // afterwards and adds the other tables, the whole export's workouts and the like from a
-    // scratch database.
+    // scratch database. The export is read a third time for the daily totals.
     let file = try CommandError.writing { () throws(OutputFileError) in
       try FileReplacement(replacing: databasePath)
     }
@@ -128,22 +128,39 @@ struct SQLiteCommand: Subcommand {
     }
     let days = LocalDayFinder(rule: settings.counting.timeZone, dayStart: settings.counting.dayStart)
     let input = ExportLoading.input(for: settings.export, standardInputCopy: settings.standardInputCopy)
+    var rows: RecordPages?
     let written = try readWhole(settings.export, export: nil, console: console) {
-      try SQLiteWriter.writeRecordPages(
-        from: input, into: file, scratch: scratch, days: days, samples: (tally, log), threads: settings.jobs)
+      let read = try SQLiteWriter.writeRecordPages(
+        from: input, into: file, scratch: scratch, days: days, threads: settings.jobs)
+      rows = read.rows
+      return read.written
     }
-    let writer = try CommandError.writing { () throws(OutputFileError) in
-      try SQLiteWriter(file, settings: databaseSettings, recordsWritten: true, samplesWritten: true)
+    // The daily totals of the cumulative types read meanwhile, on a thread of their own: what
+    // is left to do here runs on one.
+    let totalsWork = BackgroundWork { [settings] () throws(CommandError) -> [TypeTotals] in
+      try typeTotals(
+        of: written.cumulativeTypes, settings.export, standardInputCopy: settings.standardInputCopy,
+        threads: 1)
     }
-    try CommandError.writing { () throws(OutputFileError) in
-      try writer.write(tally, log: log, rule: settings.validDay)
-      try writer.copyElements(from: scratch)
+    let writer: SQLiteWriter
+    do throws(CommandError) {
+      writer = try CommandError.writing { () throws(OutputFileError) in
+        try rows?.finish(samples: (tally, log))
+        rows = nil
+        return try SQLiteWriter(file, settings: databaseSettings, recordsWritten: true, samplesWritten: true)
+      }
+      try CommandError.writing { () throws(OutputFileError) in
+        try writer.write(tally, log: log, rule: settings.validDay)
+        try writer.copyElements(from: scratch)
+      }
+      // The samples and counted values were read again: never commit rows read wrong.
+      try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: console)
+    } catch {
+      // Its failure, if any, would come after this one.
+      _ = try? totalsWork.wait()
+      throw error
     }
-    // The samples and counted values were read again: never commit rows read wrong.
-    try ExportLoading.checkStorage(log, tally.countedValues, quiet: true, console: console)
-    try writeDailyTotals(
-      written, writer, settings.export, export: nil, standardInputCopy: settings.standardInputCopy,
-      console: console)
+    try writeDailyTotals(try totalsWork.wait(), writer, export: nil, console: console)
     let records = written.report
     let removed = try CommandError.writing { () throws(OutputFileError) in
       try writer.commit()
@@ -235,10 +252,44 @@ struct SQLiteCommand: Subcommand {
     _ written: WholeExportWrite, _ writer: SQLiteWriter, _ argument: String, export: String?,
     standardInputCopy: String?, console: Console
   ) throws(CommandError) {
-    var logs = try typeLogs(of: written.cumulativeTypes, argument, standardInputCopy: standardInputCopy)
-    for (index, type) in written.cumulativeTypes.enumerated() {
-      let tally = dailyTotals(logs[index], argument)
+    let totals = try typeTotals(
+      of: written.cumulativeTypes, argument, standardInputCopy: standardInputCopy, threads: settings.jobs)
+    try writeDailyTotals(totals, writer, export: export, console: console)
+  }
+
+  /// The merged totals per day of one cumulative type (``typeTotals(of:_:standardInputCopy:threads:)``).
+  struct TypeTotals {
+    var type: CumulativeType
+    var tally: Tally
+  }
+
+  /// The merged totals per day of each of `types` in the export at
+  /// `argument`, in the order of `types`, from one read of the export for
+  /// them all on up to `threads` threads.
+  ///
+  /// - Throws: ``CommandError/export(_:)`` when it cannot be read.
+  private func typeTotals(
+    of types: [CumulativeType], _ argument: String, standardInputCopy: String?, threads: Int
+  ) throws(CommandError) -> [TypeTotals] {
+    var logs = try typeLogs(of: types, argument, standardInputCopy: standardInputCopy, threads: threads)
+    var totals: [TypeTotals] = []
+    for (index, type) in types.enumerated() {
+      totals.append(TypeTotals(type: type, tally: dailyTotals(logs[index], argument, threads: threads)))
       logs[index] = SampleLog()  // each type's samples freed once counted
+    }
+    return totals
+  }
+
+  /// Writes the rows of `daily_totals` from `totals`, and notes each type's
+  /// invalid records on `console` unless `--quiet`.
+  ///
+  /// - Throws: ``CommandError/output(_:)`` when a row cannot be written.
+  private func writeDailyTotals(
+    _ totals: [TypeTotals], _ writer: SQLiteWriter, export: String?, console: Console
+  )
+    throws(CommandError)
+  {
+    for (type, tally) in totals.map({ ($0.type, $0.tally) }) {
       try CommandError.writing { () throws(OutputFileError) in
         try writer.writeDailyTotals(tally, type: type, export: export)
       }
@@ -253,16 +304,16 @@ struct SQLiteCommand: Subcommand {
   /// type's in a log of its own as `stepkit totals --type` reads them, from
   /// one more read of the export for them all
   /// (``SampleLog/init(countingEach:storage:)``).
-  private func typeLogs(of types: [CumulativeType], _ argument: String, standardInputCopy: String?)
-    throws(CommandError) -> [SampleLog]
-  {
+  private func typeLogs(
+    of types: [CumulativeType], _ argument: String, standardInputCopy: String?, threads: Int
+  ) throws(CommandError) -> [SampleLog] {
     guard !types.isEmpty else { return [] }
     var logs = SampleLog(countingEach: types)
     do {
       // Every record of a type invalid is not an error here: the note names them.
       _ = try ExportReader.read(
         ExportLoading.input(for: argument, standardInputCopy: standardInputCopy), into: &logs,
-        threads: settings.jobs)
+        threads: threads)
     } catch let error as HealthExportError {
       throw .export(error)
     } catch {
@@ -274,7 +325,7 @@ struct SQLiteCommand: Subcommand {
   /// The per-day totals of `log`, which holds one type of the export at
   /// `argument`, counted as `stepkit totals --type` counts them with this
   /// command's options.
-  private func dailyTotals(_ log: SampleLog, _ argument: String) -> Tally {
+  private func dailyTotals(_ log: SampleLog, _ argument: String, threads: Int) -> Tally {
     var counting = settings.counting
     counting.unit = .day
     counting.recordsCountedValues = false
@@ -283,7 +334,7 @@ struct SQLiteCommand: Subcommand {
     counting.ranking.explicitOrder = counting.ranking.explicitOrder.compactMap { name in
       try? PriorityNames.resolve([name], sources: log.sourceNames, export: argument).first
     }
-    return log.tally(counting, threads: settings.jobs)
+    return log.tally(counting, threads: threads)
   }
 
   /// Copies standard input into a temporary file, in pieces of 1 MiB.

@@ -51,24 +51,22 @@ extension SQLiteWriter {
   /// Reads `input` once, whole: each record as a row of `records`, written
   /// page by page into `file` (``RecordPages``), which must be empty; each
   /// workout, activity summary and correlation, and the `<Me>`
-  /// characteristics, into `scratch` (``init(elementScratchFor:)``). Then
-  /// `samples` too, page by page (``SamplePages``), when given.
+  /// characteristics, into `scratch` (``init(elementScratchFor:)``).
   ///
   /// - Parameters:
-  ///   - samples: The steps' tally, made with ``CountingOptions/recordsCountedValues``, and its log.
   ///   - days: Decides each row's `local_date`, as for the samples.
   ///   - threads: With more than 1, the export is read on a thread of its
   ///     own while the rows are written on this one.
-  /// - Returns: What the reader found and what was written.
+  /// - Returns: The rows, for ``RecordPages/finish(samples:)`` to make a
+  ///   database of, and what the reader found and what was written.
   /// - Throws: ``HealthExportError`` when the export cannot be read, ``OutputFileError`` when a row cannot be written.
   static func writeRecordPages(
     from input: ExportInput, into file: FileReplacement, scratch: SQLiteWriter, days: LocalDayFinder,
-    samples: (tally: Tally, log: SampleLog)? = nil, threads: Int = 1
-  ) throws -> WholeExportWrite {
+    threads: Int = 1
+  ) throws -> (rows: RecordPages, written: WholeExportWrite) {
     let rows = try RecordPages(path: file.temporaryPath, name: file.path, days: days)
     let written = try readWholeExport(
       input, rows: rows, elements: ElementRows(scratch, export: nil, days: days), threads: threads)
-    try rows.finish(samples: samples)
-    return written
+    return (rows, written)
   }
 }
