@@ -1023,8 +1023,12 @@ struct XMLScanner: ~Copyable {
       precondition(buffer[end + Self.slack - 1] | 1 != 0)
       precondition(0 <= depth && depth <= stackEndsCapacity, "the element stack holds \(depth) names")
       precondition(stackByteCount <= stackBytesCapacity, "the element stack's names overflow it")
-      var previous = 0
-      for index in 0..<depth {
+      // The names pushed last: a tag pushes or pops only the top one, and each name below was
+      // checked while it was near the top (walking a 200,000-deep stack at every tag would make
+      // a deep nest take quadratic time).
+      let checked = min(depth, 64)
+      var previous = depth > checked ? stackEnds[depth - checked - 1] : 0
+      for index in depth - checked..<depth {
         precondition(stackEnds[index] > previous, "an empty or misordered name on the element stack")
         previous = stackEnds[index]
       }
