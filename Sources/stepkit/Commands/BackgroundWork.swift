@@ -41,6 +41,7 @@ final class BackgroundWork<Value>: @unchecked Sendable {
 
   /// The work, handed to its thread (see ``BackgroundWork``).
   private final class Handed: @unchecked Sendable {
+    // Safe to share: created by the caller and used only by the work's thread afterwards.
     let work: () throws(CommandError) -> Value
     init(_ work: @escaping () throws(CommandError) -> Value) { self.work = work }
   }
