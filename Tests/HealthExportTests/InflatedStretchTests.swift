@@ -230,7 +230,10 @@ struct InflatedStretchTests {
     }
     let seed = Self.zip(Self.records(1500))
     var failures = 0
-    for _ in 0..<60 {
+    // Under ThreadSanitizer the first 10 of the 60 copies: each read starts and joins threads,
+    // which took two minutes of the tsan stage for the 60.
+    let copies = 60 / SanitizerRun.step(thread: 6, address: 1)
+    for _ in 0..<copies {
       var bytes = seed
       for _ in 0..<(1 + random(3)) {
         let at = 80 + random(bytes.count - 200)
@@ -247,7 +250,7 @@ struct InflatedStretchTests {
         }
       }
     }
-    #expect(failures > 30)
+    #expect(failures > copies / 2)
   }
 
   @Test("An export date after the first stretches is read front to back from there")
