@@ -258,10 +258,7 @@ struct SQLiteCommand: Subcommand {
   }
 
   /// The merged totals per day of one cumulative type (``typeTotals(of:_:standardInputCopy:threads:)``).
-  struct TypeTotals {
-    var type: CumulativeType
-    var tally: Tally
-  }
+  typealias TypeTotals = (type: CumulativeType, tally: Tally)
 
   /// The merged totals per day of each of `types` in the export at
   /// `argument`, in the order of `types`, from one read of the export for
@@ -274,7 +271,7 @@ struct SQLiteCommand: Subcommand {
     var logs = try typeLogs(of: types, argument, standardInputCopy: standardInputCopy, threads: threads)
     var totals: [TypeTotals] = []
     for (index, type) in types.enumerated() {
-      totals.append(TypeTotals(type: type, tally: dailyTotals(logs[index], argument, threads: threads)))
+      totals.append((type, dailyTotals(logs[index], argument, threads: threads)))
       logs[index] = SampleLog()  // each type's samples freed once counted
     }
     return totals
@@ -289,7 +286,7 @@ struct SQLiteCommand: Subcommand {
   )
     throws(CommandError)
   {
-    for (type, tally) in totals.map({ ($0.type, $0.tally) }) {
+    for (type, tally) in totals {
       try CommandError.writing { () throws(OutputFileError) in
         try writer.writeDailyTotals(tally, type: type, export: export)
       }

@@ -46,20 +46,10 @@ final class RecordPages: RecordRowWriter {
   /// Whether the record being written held a byte that is not UTF-8.
   @exclusivity(unchecked) private var replacedUTF8 = false
 
-  /// The `CREATE` statements of the table and its indexes, as SQLite keeps
-  /// them in `sqlite_schema` (without `IF NOT EXISTS`).
-  static let schema: [(type: String, name: String, sql: String)] = {
-    func statement(_ sql: String) -> String {
-      var text = sql.replacingOccurrences(of: "IF NOT EXISTS ", with: "")
-      while text.last == ";" || text.last == "\n" { text.removeLast() }
-      return text
-    }
-    let indexes = SQLiteWriter.recordIndexes(cohort: false).split(separator: "\n").map {
-      statement(String($0))
-    }
-    return [("table", "records", statement(SQLiteWriter.recordsTable(cohort: false)))]
-      + zip(["records_by_type", "records_by_local_date"], indexes).map { ("index", $0, $1) }
-  }()
+  /// The `sqlite_schema` rows of the table and its indexes, roots aside.
+  static let schema = SQLitePageFile.schemaRows(
+    table: "records", create: SQLiteWriter.recordsTable(cohort: false),
+    indexes: SQLiteWriter.recordIndexes(cohort: false))
 
   /// Starts the file at `path`, which must exist and be empty.
   ///
@@ -229,7 +219,7 @@ final class RecordPages: RecordRowWriter {
       try sorter.finish { payload throws(OutputFileError) in try index.append(payload) }
       roots.append(try index.finish())
     }
-    var schema = zip(Self.schema, roots).map { ($0.type, $0.name, "records", $1, $0.sql) }
+    var schema = zip(Self.schema, roots).map { ($0.type, $0.name, $0.table, $1, $0.sql) }
     if let samples {
       var pages = SamplePages(file: file, directory: directory)
       schema += try pages.write(samples.tally, log: samples.log)

@@ -99,6 +99,26 @@ final class SQLitePageFile {
     return first
   }
 
+  /// The `sqlite_schema` rows (type, name, table name, SQL) of `table`,
+  /// made by the statement `create`, and of the indexes made by `indexes`
+  /// (one `CREATE INDEX name ON …` a line), in that order: each statement as
+  /// SQLite keeps it, without `IF NOT EXISTS` or the closing semicolon.
+  static func schemaRows(table: String, create: String, indexes: String)
+    -> [(type: String, name: String, table: String, sql: String)]
+  {
+    func stored(_ sql: some StringProtocol) -> String {
+      var text = sql.replacingOccurrences(of: "IF NOT EXISTS ", with: "")
+      while text.last == ";" || text.last == "\n" { text.removeLast() }
+      return text
+    }
+    let indexRows = indexes.split(separator: "\n").map { line in
+      let sql = stored(line)
+      // `CREATE INDEX name ON table (…)`
+      return (type: "index", name: String(sql.split(separator: " ")[2]), table: table, sql: sql)
+    }
+    return [(type: "table", name: table, table: table, sql: stored(create))] + indexRows
+  }
+
   /// Writes page 1: the 100-byte file header, then `sqlite_schema` as one
   /// table leaf holding `schema` (type, name, table name, root page, SQL).
   ///

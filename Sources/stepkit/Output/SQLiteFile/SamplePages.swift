@@ -16,19 +16,10 @@ struct SamplePages: ~Copyable {
   private var key = ByteBuffer()
   private var text = RecordText(capacity: 64)
 
-  /// The `CREATE` statements of `samples` and its indexes, as SQLite keeps
-  /// them in `sqlite_schema`, with the names of the indexes.
-  static let schema: [(type: String, name: String, sql: String)] = {
-    let indexes = SQLiteWriter.sampleIndexes(cohort: false).split(separator: "\n").map { line in
-      var sql = String(line)
-      while sql.last == ";" { sql.removeLast() }
-      return sql
-    }
-    let names = indexes.map { String($0.split(separator: " ")[2]) }
-    var table = SQLiteWriter.samplesTable(cohort: false)
-    while table.last == ";" || table.last == "\n" { table.removeLast() }
-    return [("table", "samples", table)] + zip(names, indexes).map { ("index", $0, $1) }
-  }()
+  /// The `sqlite_schema` rows of `samples` and its indexes, roots aside.
+  static let schema = SQLitePageFile.schemaRows(
+    table: "samples", create: SQLiteWriter.samplesTable(cohort: false),
+    indexes: SQLiteWriter.sampleIndexes(cohort: false))
 
   /// Writes into `file`; the sorts' temporary files go to `directory`.
   init(file: SQLitePageFile, directory: String) {
@@ -119,7 +110,7 @@ struct SamplePages: ~Copyable {
       try sorter.finish { payload throws(OutputFileError) in try index.append(payload) }
       roots.append(try index.finish())
     }
-    return zip(Self.schema, roots).map { ($0.type, $0.name, "samples", $1, $0.sql) }
+    return zip(Self.schema, roots).map { ($0.type, $0.name, $0.table, $1, $0.sql) }
   }
 }
 
