@@ -18,6 +18,9 @@
 # pinned to one processor (`taskset -c 0`), so that no thread of it (the tally's second pass
 # included) runs on another core. Where ISA-L is installed (`libisal-dev`), a second build with
 # `--traits ISAL` reads the export.zip too.
+# healthkit-to-sqlite and `stepkit sqlite` write the whole export.xml into SQLite, side by side;
+# --hk2sqlite-bytes N has the peer (about half a minute per 500 MB) and a second `stepkit sqlite`
+# row read only its first N bytes, cut after a whole record.
 # --rss-bytes adds a table of peak memory of `stepkit steps` on files of those sizes.
 # --zip-only times just export.zip against the bare inflate loop (and the ISA-L build, unless
 # --no-isal), a short run for the zip goal; it prints its tables and leaves RESULTS.md alone.
@@ -25,13 +28,16 @@
 # with apt-get. Every reader computes raw steps (all step records, summed); the check column
 # shows they agree.
 set -euo pipefail
+# The command line, for the Reproduce line of the output.
+invocation="Benchmarks/run-benchmarks.sh"
+if [ $# -gt 0 ]; then invocation+=$(printf " %q" "$@"); fi
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bytes=1000000000
 shapes="watch dense"
 work="${TMPDIR:-/tmp}/stepkit-bench"
 runs=3
-hk_bytes_limit=100000000
+hk_bytes_limit=0
 rss_sizes=""
 peers_on=1
 zip_only=0
@@ -224,26 +230,32 @@ for shape in $shapes; do
     measure "$work/etree.txt" python3 "$peers/etree_daily.py" "$xml"
     row "Python \`xml.etree\` \`iterparse\` + \`clear()\`" "export.xml" "$seconds" "$xml_bytes" "$records" "$rss_kib" "$(field raw_steps) steps"
 
-    # healthkit-to-sqlite writes every record to SQLite: run on a prefix it finishes.
+    # healthkit-to-sqlite writes every record to SQLite: the whole export.xml, or with
+    # --hk2sqlite-bytes N its first N bytes (whole records, closed), which `stepkit sqlite` reads too.
     hk_xml="$xml"
-    if [ "$xml_bytes" -gt "$hk_bytes_limit" ]; then
+    hk_input="export.xml"
+    if [ "$hk_bytes_limit" -gt 0 ] && [ "$xml_bytes" -gt "$hk_bytes_limit" ]; then
       python3 "$peers/prefix.py" "$xml" "$work/$shape-prefix.xml" "$hk_bytes_limit"
       hk_xml="$work/$shape-prefix.xml"
+      hk_input="first $(($(stat -c %s "$hk_xml") / 1000000)) MB of export.xml"
     fi
     hk_bytes=$(stat -c %s "$hk_xml")
     rm -f "$work/hk.db"
     measure /dev/null healthkit-to-sqlite --silent --xml "$hk_xml" "$work/hk.db"
     hk_records=$(python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(sum(c.execute(f'select count(*) from [{t}]').fetchone()[0] for (t,) in c.execute(\"select name from sqlite_master where type='table' and name like 'r%'\")))" "$work/hk.db")
-    row "healthkit-to-sqlite 1.0.1 (\`--xml\`)" "first $((hk_bytes / 1000000)) MB of export.xml" "$seconds" "$hk_bytes" "$hk_records" "$rss_kib" "writes SQLite"
+    row "healthkit-to-sqlite 1.0.1 (\`--xml\`)" "$hk_input" "$seconds" "$hk_bytes" "$hk_records" "$rss_kib" "writes SQLite"
     hk_s="$seconds"
-    # `stepkit sqlite`: the whole export into SQLite, on the same prefix and on the whole file;
-    # records/s is the rows written (every table) per second.
-    median "$work/sqlite.txt" sh -c "$sqlite_run" "$bin/stepkit" "$work/sqlite.db" "$hk_xml"
-    row "**StepKit** \`stepkit sqlite\` (whole export)" "first $((hk_bytes / 1000000)) MB of export.xml" "$seconds" "$hk_bytes" "$(db_rows)" "$rss_kib" "$(db_rows) rows"
-    sqlite_prefix_s="$seconds"
+    # `stepkit sqlite`: the whole export into SQLite, on the peer's prefix if it had one and on
+    # the whole file; records/s is the rows written (every table) per second.
+    if [ "$hk_xml" != "$xml" ]; then
+      median "$work/sqlite.txt" sh -c "$sqlite_run" "$bin/stepkit" "$work/sqlite.db" "$hk_xml"
+      row "**StepKit** \`stepkit sqlite\` (whole export)" "$hk_input" "$seconds" "$hk_bytes" "$(db_rows)" "$rss_kib" "$(db_rows) rows"
+      sqlite_prefix_s="$seconds"
+    fi
     median "$work/sqlite.txt" sh -c "$sqlite_run" "$bin/stepkit" "$work/sqlite.db" "$xml"
     row "**StepKit** \`stepkit sqlite\` (whole export)" "export.xml" "$seconds" "$xml_bytes" "$(db_rows)" "$rss_kib" "$(db_rows) rows"
     sqlite_s="$seconds"
+    [ "$hk_xml" = "$xml" ] && sqlite_prefix_s="$seconds"
   fi
 
   {
@@ -256,7 +268,7 @@ for shape in $shapes; do
     echo "|---|---|---:|---:|---:|---:|---|"
     printf '%s\n' "${rows[@]}"
     echo
-    [ -n "$lxml_s" ] && echo "- \`stepkit sqlite\` on the same prefix: $(awk -v a="$hk_s" -v b="$sqlite_prefix_s" 'BEGIN { printf "%.0f", a / b }')× healthkit-to-sqlite; on the whole export.xml, $(awk -v b="$xml_bytes" -v s="$sqlite_s" -v h="$hk_bytes" -v t="$hk_s" 'BEGIN { printf "%.0f", (b / s) / (h / t) }')× its MB/s."
+    [ -n "$lxml_s" ] && echo "- \`stepkit sqlite\` on the peer's input ($hk_input): $(awk -v a="$hk_s" -v b="$sqlite_prefix_s" 'BEGIN { printf "%.0f", a / b }')× healthkit-to-sqlite's speed; on the whole export.xml, $(awk -v b="$xml_bytes" -v s="$sqlite_s" -v h="$hk_bytes" -v t="$hk_s" 'BEGIN { printf "%.0f", (b / s) / (h / t) }')× its MB/s."
     [ -n "$lxml_s" ] && echo "- StepKit on export.xml: $(awk -v a="$lxml_s" -v b="$ours_xml" 'BEGIN { printf "%.1f", a / b }')× the lxml job on $(nproc) cores, $(awk -v a="$lxml_s" -v b="$ours_xml_one" 'BEGIN { printf "%.1f", a / b }')× on one."
     echo "- StepKit on export.zip: $(awk -v r="$inflate_ratio" 'BEGIN { printf "%.0f", 100 * r }')% of the bare zlib inflate loop's speed (median of $runs rounds' ratios; of the medians: $(awk -v a="$inflate_s" -v b="$ours_zip" 'BEGIN { printf "%.0f", 100 * a / b }')%)."
     [ -n "$ours_isal" ] && echo "- StepKit on export.zip with ISA-L: $(awk -v r="$isal_ratio" 'BEGIN { printf "%.2f", r }')× the zlib build (median of $runs rounds' ratios; of the medians: $(awk -v a="$ours_zip" -v b="$ours_isal" 'BEGIN { printf "%.2f", a / b }')×)."
@@ -295,7 +307,7 @@ fi
 
 if [ "$zip_only" = 1 ]; then
   cat "${summary[@]}"
-  echo "Reproduce: \`Benchmarks/run-benchmarks.sh --zip-only$([ "$isal_on" = 0 ] && echo " --no-isal") --bytes $bytes --runs $runs\`."
+  echo "Reproduce: \`$invocation\`."
   exit 0
 fi
 {
@@ -305,6 +317,6 @@ fi
   echo "bare inflate loop the median of $runs runs, the others one run. MB/s = XML bytes / s (10^6 bytes)."
   echo
   cat "${summary[@]}" ${rss_table:+"$rss_table"}
-  echo "Reproduce: \`Benchmarks/run-benchmarks.sh --bytes $bytes${rss_sizes:+ --rss-bytes \"$rss_sizes\"}\`."
+  echo "Reproduce: \`$invocation\`."
 } > "$root/Benchmarks/RESULTS.md"
 cat "$root/Benchmarks/RESULTS.md"
