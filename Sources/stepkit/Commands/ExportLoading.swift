@@ -19,13 +19,14 @@ enum ExportLoading {
   /// - Parameters:
   ///   - argument: A path, or `-` for standard input.
   ///   - threads: How many threads may scan an export.xml (`--jobs`).
+  ///   - storage: How the log keeps its samples (and a tally of it, what each counted for).
   ///   - quiet: No progress bar and no note about quirks.
   ///   - console: Where the progress bar and the notes go.
   /// - Returns: The samples and what the export says about itself.
   /// - Throws: ``CommandError/export(_:)``.
   static func load(
     _ argument: String, threads: Int = ExportReader.defaultThreadCount, countedType: CumulativeType? = nil,
-    standardInputCopy: String? = nil, quiet: Bool, console: Console
+    standardInputCopy: String? = nil, storage: SampleStorage = .standard, quiet: Bool, console: Console
   ) throws(CommandError) -> (
     SampleLog, ExportInfo
   ) {
@@ -33,6 +34,7 @@ enum ExportLoading {
     defer { bar?.finish() }
     let (log, info) = try read(
       argument, threads: threads, countedType: countedType, standardInputCopy: standardInputCopy,
+      storage: storage,
       progress: bar.map { bar in
         { @Sendable report in bar.update(bytesRead: report.bytesRead, totalBytes: report.totalBytes) }
       })
@@ -47,19 +49,22 @@ enum ExportLoading {
   ///   - settings: The export and the counting options.
   ///   - countedType: The one cumulative type to count (``SampleLog/countedType``),
   ///     or `nil` for steps and distance.
+  ///   - storage: How the log keeps its samples and the tally what each counted for.
   ///   - console: Where the progress bar and the notes go.
   /// - Returns: The samples and their tally under `settings.counting`, `--priority` names
   ///   matched with the export's sources (``PriorityNames``).
   /// - Throws: ``CommandError/export(_:)``; ``CommandError/usage(_:)`` for a `--priority` name
   ///   that no source of the export has.
   static func count(
-    _ settings: CountingArguments, countedType: CumulativeType? = nil, console: Console
+    _ settings: CountingArguments, countedType: CumulativeType? = nil, storage: SampleStorage = .standard,
+    console: Console
   ) throws(CommandError) -> (
     log: SampleLog, tally: Tally
   ) {
     let (log, _) = try load(
       settings.export, threads: settings.jobs, countedType: countedType,
-      standardInputCopy: settings.standardInputCopy, quiet: settings.quiet, console: console)
+      standardInputCopy: settings.standardInputCopy, storage: storage, quiet: settings.quiet,
+      console: console)
     var counting = settings.counting
     if !counting.ranking.explicitOrder.isEmpty {
       // `--priority` names as the export writes them; a name it lacks is an error, not ignored.
@@ -154,13 +159,13 @@ enum ExportLoading {
   ///   distance records and every one of them is invalid.
   static func read(
     _ argument: String, threads: Int, countedType: CumulativeType? = nil, standardInputCopy: String? = nil,
-    progress: (@Sendable (ExportProgress) -> Void)?
+    storage: SampleStorage = .standard, progress: (@Sendable (ExportProgress) -> Void)?
   ) throws(CommandError)
     -> (
       SampleLog, ExportInfo
     )
   {
-    var log = SampleLog()
+    var log = SampleLog(storage: storage)
     log.countedType = countedType
     let info: ExportInfo
     do {

@@ -116,7 +116,10 @@ struct SQLiteCommand: Subcommand {
     var settings = settings
     if settings.export == "-" { settings.standardInputCopy = try Self.copyStandardInput() }
     defer { if let copy = settings.standardInputCopy { Platform.removeFile(copy) } }
-    let (log, tally) = try ExportLoading.count(settings, console: console)
+    // The samples and what each counted for wait for `samples`, written last, while every record
+    // is read: a budget of 1 MiB each in memory, the rest in their temporary files.
+    let (log, tally) = try ExportLoading.count(
+      settings, storage: SampleStorage(memoryBudget: 1 << 20), console: console)
     // `records` and `samples` are written page by page into the new file first; SQLite opens it
     // afterwards and adds the other tables, the whole export's workouts and the like from a
     // scratch database. The export is read a third time for the daily totals.
