@@ -104,6 +104,8 @@ private let cliFixtures = URL(fileURLWithPath: #filePath).deletingLastPathCompon
   .deletingLastPathComponent()
   .appendingPathComponent("stepkitTests/Fixtures")
 
+private typealias T = ExportTestSupport
+
 @Suite("Whole export: every record")
 struct WholeExportTests {
   @Test(
@@ -160,6 +162,42 @@ struct WholeExportTests {
       let batched = try wholeExport(data, batchBytes: batchBytes)
       #expect(batched.records == reference.valid)
       #expect(batched.kinds == kinds)
+      #expect(batched.report.invalid == report.invalid)
+    }
+  }
+
+  @Test("An export's hundreds of workouts and summaries in a row go over in batches, in file order")
+  func manyElements() throws {
+    // 600 summaries and 150 workouts, a step record after every 50 elements: batches are handed
+    // over at Batch.elementLimit elements as well as at their bytes.
+    var body = ""
+    var expected: [String] = []
+    for day in 0..<600 {
+      let date = "2023-\(String(format: "%02d", day / 28 % 12 + 1))-\(String(format: "%02d", day % 28 + 1))"
+      body += " <ActivitySummary dateComponents=\"\(date)\" activeEnergyBurned=\"\(day)\"/>\n"
+      expected.append("summary \(date)")
+      if day % 4 == 0 {
+        body += """
+           <Workout workoutActivityType="HKWorkoutActivityTypeWalking" duration="30" durationUnit="min" \
+          sourceName="Watch" startDate="\(date) 08:00:00 +0800" endDate="\(date) 08:30:00 +0800">
+            <MetadataEntry key="HKTimeZone" value="Asia/Shanghai"/>
+           </Workout>
+
+          """
+        expected.append("workout HKWorkoutActivityTypeWalking")
+      }
+      if expected.count % 50 == 0 {
+        body += T.steps("\(day)", start: "\(date) 09:00:00 +0800", end: "\(date) 09:10:00 +0800") + "\n"
+        expected.append("record HKQuantityTypeIdentifierStepCount")
+      }
+    }
+    let data = Data(T.export(body).utf8)
+    let (_, report, kinds) = try wholeExport(data)
+    #expect(report.invalid.count == 0)
+    #expect(kinds == expected)
+    for batchBytes in [4096, 1 << 20] {
+      let batched = try wholeExport(data, batchBytes: batchBytes)
+      #expect(batched.kinds == expected)
       #expect(batched.report.invalid == report.invalid)
     }
   }
